@@ -1,0 +1,51 @@
+# oj — the front door. `make` alone lists the targets.
+#
+#   make test PKGS=./core/store/... TEST_ARGS='-run TestFinalize -v'
+#   make bench BENCH=Pipeline PKGS=./core/...
+#
+# Every target that runs Go puts /usr/local/go/bin on PATH when go is not found.
+
+SHELL := /bin/bash
+export PATH := $(if $(shell command -v go 2>/dev/null),$(PATH),/usr/local/go/bin:$(PATH))
+
+# Passed to the scripts through the environment.
+export PKGS TEST_ARGS FUZZTIME BENCH BENCHTIME BENCH_ARGS PG_PORT REDIS_PORT
+
+.DEFAULT_GOAL := help
+.PHONY: help run test bench build lint stop clean distclean
+
+help: ## list the targets
+	@echo "oj — make targets:"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
+	@echo
+	@echo "variables: PKGS, TEST_ARGS, FUZZTIME (test); BENCH, BENCHTIME, BENCH_ARGS (bench);"
+	@echo "           PG_PORT, REDIS_PORT (run: ports of the var/stack PostgreSQL and Redis)"
+
+run: ## install what is missing, start PostgreSQL + Redis under var/, run ojd all (foreground)
+	@bash scripts/run.sh
+
+test: ## build, vet, go test -race and a short fuzz pass on a throwaway PostgreSQL + Redis
+	@bash scripts/test.sh
+
+bench: ## benchmarks on a throwaway PostgreSQL + Redis (they print their own tables)
+	@bash scripts/bench.sh
+
+build: ## go build -o bin/ ./cmd/...
+	@mkdir -p bin
+	go build -o bin/ ./cmd/...
+
+lint: ## gofmt -l (must be empty), go vet, staticcheck when installed
+	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './var/*')); \
+	if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	@if command -v staticcheck >/dev/null 2>&1; then echo staticcheck ./...; staticcheck ./...; \
+	else echo "(staticcheck not installed: skipped)"; fi
+
+stop: ## stop the var/ PostgreSQL + Redis that `make run` started (data kept)
+	@if [ -d var/stack ]; then bash scripts/stack.sh stop --dir var/stack; else echo "no var/stack"; fi
+
+clean: ## remove bin/ (var/, the local database and objects, is kept)
+	rm -rf bin
+
+distclean: stop ## stop the var/ stack and remove bin/ and var/ (deletes the local database)
+	rm -rf bin var

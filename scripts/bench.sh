@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bench.sh — what `make bench` runs: the benchmarks on a throwaway PostgreSQL + Redis.
+#
+# The same stack and environment as test.sh (OJ_TEST_POSTGRES_URL, OJ_TEST_REDIS_ADDR,
+# OJ_TEST_STACK_SCRIPT, OJ_TEST_STACK_DIR), always stopped and removed afterwards.
+# Benchmarks print their own tables; this prints go test's output as it comes.
+#
+# Variables: BENCH (the -bench pattern, default .), PKGS (default ./...), BENCHTIME
+# (default 1x: each benchmark runs its own fixed workload once), BENCH_ARGS (extra go test
+# arguments, split on spaces).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$ROOT"
+# shellcheck source=scripts/deps.sh
+. "$ROOT/scripts/deps.sh"
+
+STACK="$ROOT/scripts/stack.sh"
+read -ra pkgs <<<"${PKGS:-./...}"
+read -ra bench_args <<<"${BENCH_ARGS:-}"
+
+STACK_DIR=$(mktemp -d /tmp/oj-bench.XXXXXX)
+chmod 0755 "$STACK_DIR"
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	bash "$STACK" stop --dir "$STACK_DIR" || true
+	rm -rf "$STACK_DIR"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+echo "== stack in $STACK_DIR"
+bash "$STACK" start --dir "$STACK_DIR" --pg-port auto --redis-port auto
+# shellcheck disable=SC1091 # written by stack.sh
+. "$STACK_DIR/stack.env"
+export OJ_TEST_POSTGRES_URL="$OJ_POSTGRES_URL"
+export OJ_TEST_REDIS_ADDR="$OJ_REDIS_ADDR"
+export OJ_TEST_STACK_SCRIPT="$STACK"
+export OJ_TEST_STACK_DIR="$STACK_DIR"
+
+echo "== go test -bench ${BENCH:-.} -benchtime ${BENCHTIME:-1x} ${pkgs[*]} ${bench_args[*]}"
+go test -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-1x}" -benchmem -count=1 \
+	-timeout 60m "${bench_args[@]}" "${pkgs[@]}"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# run.sh — what `make run` runs: the whole system on this machine, in the foreground.
+#
+# Installs what is missing (deps.sh), starts this checkout's persistent PostgreSQL + Redis
+# under var/stack (ports 55432 and 56379 unless PG_PORT / REDIS_PORT say otherwise; a stack
+# already running keeps its ports), builds bin/ojd and bin/ojctl, writes var/ojd.yaml if it
+# does not exist (an existing one is kept as the operator left it), applies the migrations,
+# creates an admin token once (var/admin.token, mode 0600), prints it with the API URL,
+# and runs `ojd all`. Ctrl-C stops ojd; the stack keeps running until `make stop`.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$ROOT"
+# shellcheck source=scripts/deps.sh
+. "$ROOT/scripts/deps.sh"
+
+VAR="$ROOT/var"
+STACK_DIR="$VAR/stack"
+CONFIG="$VAR/ojd.yaml"
+TOKEN_FILE="$VAR/admin.token"
+mkdir -p "$VAR" "$VAR/objects" "$VAR/work"
+
+args=(start --dir "$STACK_DIR")
+[[ -n "${PG_PORT:-}" ]] && args+=(--pg-port "$PG_PORT")
+[[ -n "${REDIS_PORT:-}" ]] && args+=(--redis-port "$REDIS_PORT")
+bash "$ROOT/scripts/stack.sh" "${args[@]}" >/dev/null
+# shellcheck disable=SC1091 # written by stack.sh
+. "$STACK_DIR/stack.env"
+
+echo "== go build -o bin/ ./cmd/..."
+mkdir -p bin
+go build -o bin/ ./cmd/...
+
+if [[ ! -f "$CONFIG" ]]; then
+	echo "== writing $CONFIG"
+	cat >"$CONFIG" <<EOT
+# Written once by scripts/run.sh for this checkout's stack (var/stack); edit freely, it is
+# not overwritten. OJ_* environment variables and flags override these keys.
+postgres:
+  url: $OJ_POSTGRES_URL
+redis:
+  addr: $OJ_REDIS_ADDR
+api:
+  listen: 127.0.0.1:8080
+storage:
+  backend: fs
+  fs:
+    root: $VAR/objects
+judge:
+  work_dir: $VAR/work
+  cache:
+    dir: $VAR/cache
+log:
+  level: info
+EOT
+else
+	echo "== keeping $CONFIG"
+	if ! grep -qF "$OJ_POSTGRES_URL" "$CONFIG" || ! grep -qF "$OJ_REDIS_ADDR" "$CONFIG"; then
+		echo "warning: $CONFIG does not mention this stack's $OJ_POSTGRES_URL / $OJ_REDIS_ADDR" >&2
+		echo "warning: (the stack's ports changed?) edit it or remove it to have it rewritten" >&2
+	fi
+fi
+
+OJD=("$ROOT/bin/ojd" --config "$CONFIG")
+
+echo "== ojd migrate up"
+"${OJD[@]}" migrate up
+
+# A token is made once per database: a new cluster (var/stack/pg recreated) gets a new one.
+if [[ ! -s "$TOKEN_FILE" || "$STACK_DIR/pg/PG_VERSION" -nt "$TOKEN_FILE" ]]; then
+	echo "== ojd token create (admin)"
+	out=$("${OJD[@]}" token create --name "admin-$(date +%Y%m%d%H%M%S)" --role admin)
+	token=$(printf '%s\n' "$out" | tail -n 1)
+	[[ -n "$token" ]] || { echo "ojd token create printed no token" >&2; exit 1; }
+	(umask 077 && printf '%s\n' "$token" >"$TOKEN_FILE")
+fi
+chmod 0600 "$TOKEN_FILE"
+
+listen=$(awk '/^api:/ {a = 1; next} /^[^ #]/ {a = 0} a && $1 == "listen:" {print $2; exit}' "$CONFIG")
+listen=${listen:-127.0.0.1:8080}
+url="http://$listen"
+
+cat <<EOT
+
+oj is starting on $url  (config: $CONFIG, stack: $STACK_DIR)
+Admin token saved in $TOKEN_FILE. For ojctl:
+
+  export OJCTL_SERVER=$url
+  export OJCTL_TOKEN=$(cat "$TOKEN_FILE")
+
+Ctrl-C stops ojd; \`make stop\` stops PostgreSQL and Redis.
+
+EOT
+exec "${OJD[@]}" all

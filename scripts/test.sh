@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# test.sh — what `make test` runs: the whole test suite on a throwaway PostgreSQL + Redis.
+#
+# Installs what is missing (deps.sh), starts a private stack in a mktemp dir on free ports,
+# runs go build, go vet and go test -race, then a short fuzz pass over every Fuzz target,
+# and always stops the stack and removes the dir (also on failure or Ctrl-C).
+#
+# Tests receive:
+#   OJ_TEST_POSTGRES_URL  postgres://postgres@127.0.0.1:PORT/oj?sslmode=disable
+#   OJ_TEST_REDIS_ADDR    127.0.0.1:PORT
+#   OJ_TEST_STACK_SCRIPT  absolute path of scripts/stack.sh (to start instances of their own,
+#                         or to stop/start this one: pg-stop, pg-start, redis-stop, ...)
+#   OJ_TEST_STACK_DIR     the throwaway stack's dir (for stack.sh --dir)
+#
+# Variables: PKGS (packages, default ./...), TEST_ARGS (extra go test arguments, split on
+# spaces), FUZZTIME (per fuzz target, default 10s; 0 skips the fuzz pass).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$ROOT"
+# shellcheck source=scripts/deps.sh
+. "$ROOT/scripts/deps.sh"
+
+STACK="$ROOT/scripts/stack.sh"
+read -ra pkgs <<<"${PKGS:-./...}"
+read -ra test_args <<<"${TEST_ARGS:-}"
+FUZZTIME=${FUZZTIME:-10s}
+
+STACK_DIR=$(mktemp -d /tmp/oj-test.XXXXXX)
+chmod 0755 "$STACK_DIR"
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	bash "$STACK" stop --dir "$STACK_DIR" || true
+	rm -rf "$STACK_DIR"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+echo "== stack in $STACK_DIR"
+bash "$STACK" start --dir "$STACK_DIR" --pg-port auto --redis-port auto
+# shellcheck disable=SC1091 # written by stack.sh
+. "$STACK_DIR/stack.env"
+export OJ_TEST_POSTGRES_URL="$OJ_POSTGRES_URL"
+export OJ_TEST_REDIS_ADDR="$OJ_REDIS_ADDR"
+export OJ_TEST_STACK_SCRIPT="$STACK"
+export OJ_TEST_STACK_DIR="$STACK_DIR"
+unset OJ_POSTGRES_URL OJ_REDIS_ADDR
+
+echo "== go build ${pkgs[*]}"
+go build "${pkgs[@]}"
+echo "== go vet ${pkgs[*]}"
+go vet "${pkgs[@]}"
+echo "== go test -race ${pkgs[*]} ${test_args[*]}"
+rc=0
+go test -race -count=1 -timeout 40m "${test_args[@]}" "${pkgs[@]}" || rc=$?
+if [[ $rc -ne 0 ]]; then
+	echo "== go test failed (exit $rc); fuzz pass skipped"
+	exit "$rc"
+fi
+
+if [[ "$FUZZTIME" == 0 || "$FUZZTIME" == 0s ]]; then
+	exit 0
+fi
+# Fuzz pass: each Fuzz target of the tested packages for FUZZTIME (go test -fuzz takes one
+# target of one package per run). A failing input is written to the package's
+# testdata/fuzz/ by go test: commit it with the fix.
+echo "== fuzz pass (${FUZZTIME} per target)"
+found=0
+while IFS=$'\t' read -r imp dir; do
+	[[ -n "$dir" ]] || continue
+	targets=$(grep -hoE '^func Fuzz[A-Za-z0-9_]*\(' "$dir"/*_test.go 2>/dev/null | sed -E 's/^func (Fuzz[A-Za-z0-9_]*)\(/\1/' | sort -u || true)
+	for t in $targets; do
+		found=1
+		echo "-- $imp $t"
+		go test -run '^$' -fuzz "^${t}\$" -fuzztime "$FUZZTIME" "$imp"
+	done
+done < <(go list -f '{{.ImportPath}}{{"\t"}}{{.Dir}}' "${pkgs[@]}")
+[[ $found -eq 1 ]] || echo "(no Fuzz targets)"
