@@ -1,0 +1,103 @@
+// Package job holds the judge core's vocabulary: submission states, verdicts, lanes and
+// the transitions between states. It is pure: no I/O and no imports from the project, so
+// every other package (store, stream, worker, api, tui through the API types) can share it.
+package job
+
+import "fmt"
+
+// State is a submission's lifecycle state. PostgreSQL stores it in one column constrained
+// to these values (see sql/migrations).
+type State string
+
+// The submission states of DESIGN.md.
+const (
+	StateQueued   State = "queued"
+	StateRunning  State = "running"
+	StateFinished State = "finished"
+	StateDead     State = "dead"
+	StateCanceled State = "canceled"
+)
+
+// Terminal reports whether no further transition can leave the state (short of an
+// operator's replay or rejudge, which start a new attempt explicitly).
+func (s State) Terminal() bool {
+	return s == StateFinished || s == StateDead || s == StateCanceled
+}
+
+// Valid reports whether s is one of the known states.
+func (s State) Valid() bool {
+	switch s {
+	case StateQueued, StateRunning, StateFinished, StateDead, StateCanceled:
+		return true
+	}
+	return false
+}
+
+// CanTransition reports whether the state machine allows from → to. Queued and running
+// may go back to queued (a retry or a reclaim) and running may start again with a new
+// attempt; terminal states leave only through an explicit replay or rejudge, which the
+// store performs as its own transition (see Requeueable).
+func CanTransition(from, to State) bool {
+	switch from {
+	case StateQueued:
+		return to == StateRunning || to == StateQueued || to == StateDead || to == StateCanceled
+	case StateRunning:
+		return to == StateRunning || to == StateQueued || to == StateFinished || to == StateDead || to == StateCanceled
+	}
+	return false
+}
+
+// Requeueable reports whether an operator may send a submission in state s back to the
+// queue (replay of a dead letter, rejudge of a finished submission).
+func Requeueable(s State) bool { return s.Terminal() }
+
+// Verdict is a final or per-case verdict.
+type Verdict string
+
+// The verdicts of DESIGN.md.
+const (
+	VerdictAC  Verdict = "AC"
+	VerdictWA  Verdict = "WA"
+	VerdictPE  Verdict = "PE"
+	VerdictPC  Verdict = "PC"
+	VerdictTLE Verdict = "TLE"
+	VerdictMLE Verdict = "MLE"
+	VerdictOLE Verdict = "OLE"
+	VerdictRE  Verdict = "RE"
+	VerdictCE  Verdict = "CE"
+	VerdictSE  Verdict = "SE"
+)
+
+// Valid reports whether v is one of the known verdicts.
+func (v Verdict) Valid() bool {
+	switch v {
+	case VerdictAC, VerdictWA, VerdictPE, VerdictPC, VerdictTLE, VerdictMLE, VerdictOLE, VerdictRE, VerdictCE, VerdictSE:
+		return true
+	}
+	return false
+}
+
+// Lane is an execution lane: one Redis stream and one pool of worker slots.
+type Lane string
+
+// Lanes. Light is for interpreted languages (cheap to start), heavy for compiled ones,
+// rejudge is the low-priority lane that operators' bulk rejudges go through so they do
+// not delay live submissions.
+const (
+	LaneLight   Lane = "light"
+	LaneHeavy   Lane = "heavy"
+	LaneRejudge Lane = "rejudge"
+)
+
+// Lanes lists every lane in priority order.
+var Lanes = []Lane{LaneLight, LaneHeavy, LaneRejudge}
+
+// ParseLane returns the lane named s.
+func ParseLane(s string) (Lane, error) {
+	for _, l := range Lanes {
+		if string(l) == s {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("unknown lane %q (want light, heavy or rejudge)", s)
+}

@@ -1,0 +1,37 @@
+package job
+
+// Task is what a worker hands the judge: one claimed attempt of one submission.
+type Task struct {
+	SubmissionID   string
+	ProblemID      string
+	ProblemVersion int
+	ProblemSHA256  string
+	Language       string
+	Source         string
+	Attempt        int
+	Lane           Lane
+	TraceID        string
+}
+
+// Outcome is the judge's answer for a task. A judge that could not decide (sandbox or
+// storage failure) returns an error instead; the worker retries such attempts up to the
+// bound and then dead-letters the submission.
+type Outcome struct {
+	Verdict       Verdict
+	Score         float64
+	TimeMS        int
+	MemoryKB      int
+	CompileOutput string
+	Cases         []CaseResult
+}
+
+// CaseResult is one test case's result.
+type CaseResult struct {
+	Index    int     `json:"index"`
+	Subtask  int     `json:"subtask"`
+	Verdict  Verdict `json:"verdict"`
+	TimeMS   int     `json:"time_ms"`
+	MemoryKB int     `json:"memory_kb"`
+	Score    float64 `json:"score"`
+	Message  string  `json:"message"`
+}

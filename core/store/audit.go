@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Audit is one audited admin action (invariant 8).
+type Audit struct {
+	ID     int64          `json:"id"`
+	At     time.Time      `json:"at"`
+	Actor  string         `json:"actor"`
+	Action string         `json:"action"`
+	DryRun bool           `json:"dry_run"`
+	Params map[string]any `json:"params"`
+	Counts map[string]any `json:"counts"`
+}
+
+// AddAudit records an admin action with its parameters and counts.
+func AddAudit(ctx context.Context, db DB, a Audit) error {
+	params, err := json.Marshal(a.Params)
+	if err != nil {
+		return fmt.Errorf("add audit: %w", err)
+	}
+	counts, err := json.Marshal(a.Counts)
+	if err != nil {
+		return fmt.Errorf("add audit: %w", err)
+	}
+	_, err = db.Exec(ctx, `INSERT INTO audit_log (actor, action, dry_run, params, counts) VALUES ($1, $2, $3, $4, $5)`,
+		a.Actor, a.Action, a.DryRun, params, counts)
+	if err != nil {
+		return fmt.Errorf("add audit: %w", err)
+	}
+	return nil
+}
+
+// ListAudit returns the newest limit audit rows, newest first.
+func ListAudit(ctx context.Context, db DB, limit int) ([]Audit, error) {
+	rows, err := db.Query(ctx, `SELECT id, at, actor, action, dry_run, params, counts FROM audit_log
+		ORDER BY at DESC, id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list audit: %w", err)
+	}
+	defer rows.Close()
+	var out []Audit
+	for rows.Next() {
+		var a Audit
+		var params, counts []byte
+		if err := rows.Scan(&a.ID, &a.At, &a.Actor, &a.Action, &a.DryRun, &params, &counts); err != nil {
+			return nil, fmt.Errorf("list audit: %w", err)
+		}
+		if err := json.Unmarshal(params, &a.Params); err != nil {
+			return nil, fmt.Errorf("list audit: %w", err)
+		}
+		if err := json.Unmarshal(counts, &a.Counts); err != nil {
+			return nil, fmt.Errorf("list audit: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

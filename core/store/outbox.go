@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"oj/core/job"
+)
+
+// EnqueueJob adds an outbox row that the relay will turn into an entry of lane's stream
+// after delay (0: at once). It shares the caller's transaction, so the entry exists
+// exactly when the state change that asked for it committed. Outbox times are
+// PostgreSQL's own clock, so relays on other hosts agree on when a row is due.
+func EnqueueJob(ctx context.Context, db DB, submissionID string, lane job.Lane, traceID string, delay time.Duration) error {
+	return enqueue(ctx, db, "job", string(lane), submissionID, traceID, delay)
+}
+
+func enqueue(ctx context.Context, db DB, kind, lane, submissionID, traceID string, delay time.Duration) error {
+	_, err := db.Exec(ctx, `INSERT INTO outbox (kind, lane, submission_id, trace_id, available_at)
+		VALUES ($1, $2, $3, $4, now() + $5 * interval '1 microsecond')`, kind, lane, submissionID, traceID, delay.Microseconds())
+	if err != nil {
+		return fmt.Errorf("enqueue %s: %w", kind, err)
+	}
+	return nil
+}
+
+// OutboxRow is an undelivered outbox row.
+type OutboxRow struct {
+	ID           int64
+	Kind         string // job or dlq
+	Lane         string // a job lane, or dlq
+	SubmissionID string
+	TraceID      string
+	CreatedAt    time.Time
+	AvailableAt  time.Time
+	Attempts     int
+	LastError    string
+}
+
+const outboxColumns = `id, kind, lane, submission_id::text, trace_id, created_at, available_at, attempts, last_error`
+
+func scanOutbox(rows interface{ Scan(...any) error }) (OutboxRow, error) {
+	var r OutboxRow
+	err := rows.Scan(&r.ID, &r.Kind, &r.Lane, &r.SubmissionID, &r.TraceID, &r.CreatedAt, &r.AvailableAt, &r.Attempts, &r.LastError)
+	return r, err
+}
+
+func queryOutbox(ctx context.Context, db DB, what, sql string, args ...any) ([]OutboxRow, error) {
+	rows, err := db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []OutboxRow
+	for rows.Next() {
+		r, err := scanOutbox(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// ClaimOutbox locks up to limit due rows, oldest first, skipping rows another relay holds.
+// Run it in a transaction that marks them delivered or failed before committing.
+func ClaimOutbox(ctx context.Context, db DB, limit int) ([]OutboxRow, error) {
+	return queryOutbox(ctx, db, "claim outbox", `SELECT `+outboxColumns+` FROM outbox
+		WHERE delivered_at IS NULL AND available_at <= now()
+		ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+}
+
+// MarkDelivered records the stream entry id each row became.
+func MarkDelivered(ctx context.Context, db DB, ids []int64, streamIDs []string) error {
+	_, err := db.Exec(ctx, `UPDATE outbox o SET delivered_at = now(), stream_id = i.sid
+		FROM unnest($1::bigint[], $2::text[]) AS i(id, sid) WHERE o.id = i.id`, ids, streamIDs)
+	if err != nil {
+		return fmt.Errorf("mark delivered: %w", err)
+	}
+	return nil
+}
+
+// MarkFailed records a failed delivery and tries again after delay.
+func MarkFailed(ctx context.Context, db DB, ids []int64, cause string, delay time.Duration) error {
+	_, err := db.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = $2,
+		available_at = now() + $3 * interval '1 microsecond' WHERE id = ANY($1)`, ids, cause, delay.Microseconds())
+	if err != nil {
+		return fmt.Errorf("mark failed: %w", err)
+	}
+	return nil
+}
+
+// PruneDelivered deletes up to limit rows delivered more than retention ago.
+func PruneDelivered(ctx context.Context, db DB, retention time.Duration, limit int) (int64, error) {
+	tag, err := db.Exec(ctx, `DELETE FROM outbox WHERE id IN (
+		SELECT id FROM outbox WHERE delivered_at < now() - $1 * interval '1 microsecond'
+		ORDER BY delivered_at LIMIT $2)`, retention.Microseconds(), limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune outbox: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// OutboxBacklog counts undelivered rows and the creation time of the oldest.
+func OutboxBacklog(ctx context.Context, db DB) (int64, *time.Time, error) {
+	var n int64
+	var oldest *time.Time
+	err := db.QueryRow(ctx, `SELECT count(*), min(created_at) FROM outbox WHERE delivered_at IS NULL`).Scan(&n, &oldest)
+	if err != nil {
+		return 0, nil, fmt.Errorf("outbox backlog: %w", err)
+	}
+	return n, oldest, nil
+}
+
+// ListOutbox returns up to limit undelivered rows, oldest first.
+func ListOutbox(ctx context.Context, db DB, limit int) ([]OutboxRow, error) {
+	return queryOutbox(ctx, db, "list outbox", `SELECT `+outboxColumns+` FROM outbox
+		WHERE delivered_at IS NULL ORDER BY id LIMIT $1`, limit)
+}
+
+// SubmissionsForEntries maps stream entry ids of lane back to the submissions they carried,
+// for entries that vanished from Redis while pending.
+func SubmissionsForEntries(ctx context.Context, db DB, lane job.Lane, streamIDs []string) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT DISTINCT submission_id::text FROM outbox
+		WHERE lane = $1 AND stream_id = ANY($2)`, string(lane), streamIDs)
+	if err != nil {
+		return nil, fmt.Errorf("submissions for entries: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("submissions for entries: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
