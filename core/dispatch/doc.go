@@ -1,0 +1,64 @@
+// Package dispatch moves work from PostgreSQL to Redis. The relay turns outbox rows into
+// stream entries: it locks a batch with FOR UPDATE SKIP LOCKED (so replicas share the
+// work), XADDs it in one pipeline, and marks the rows delivered in the same transaction; it
+// wakes on LISTEN oj_outbox instead of polling. An entry may be added twice if the commit
+// after the XADD fails — the worker's claim makes that harmless. The reconciler re-drives
+// live submissions whose entry Redis no longer has (data lost, entry trimmed) and whose
+// lease is not live, so losing Redis loses no submission.
+package dispatch
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config configures the relay and the reconciler.
+type Config struct {
+	BatchSize         int           `mapstructure:"batch_size"`
+	Relays            int           `mapstructure:"relays"`
+	PollInterval      time.Duration `mapstructure:"poll_interval"`
+	RetryBase         time.Duration `mapstructure:"retry_base"`
+	RetryMax          time.Duration `mapstructure:"retry_max"`
+	ReconcileInterval time.Duration `mapstructure:"reconcile_interval"`
+	ReconcileAfter    time.Duration `mapstructure:"reconcile_after"`
+	ReconcileBatch    int           `mapstructure:"reconcile_batch"`
+	Retention         time.Duration `mapstructure:"retention"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{
+		BatchSize:         256,
+		Relays:            2,
+		PollInterval:      time.Second,
+		RetryBase:         100 * time.Millisecond,
+		RetryMax:          10 * time.Second,
+		ReconcileInterval: 10 * time.Second,
+		ReconcileAfter:    30 * time.Second,
+		ReconcileBatch:    500,
+		Retention:         24 * time.Hour,
+	}
+}
+
+// Validate names the first bad key.
+func (c Config) Validate() error {
+	switch {
+	case c.BatchSize < 1 || c.BatchSize > 10000:
+		return fmt.Errorf("dispatcher.batch_size: %d not in 1..10000", c.BatchSize)
+	case c.Relays < 1:
+		return fmt.Errorf("dispatcher.relays: must be at least 1")
+	case c.PollInterval <= 0:
+		return fmt.Errorf("dispatcher.poll_interval: must be positive")
+	case c.RetryBase <= 0 || c.RetryMax < c.RetryBase:
+		return fmt.Errorf("dispatcher.retry_base/retry_max: need 0 < retry_base <= retry_max")
+	case c.ReconcileInterval <= 0:
+		return fmt.Errorf("dispatcher.reconcile_interval: must be positive")
+	case c.ReconcileAfter <= 0:
+		return fmt.Errorf("dispatcher.reconcile_after: must be positive")
+	case c.ReconcileBatch < 1:
+		return fmt.Errorf("dispatcher.reconcile_batch: must be at least 1")
+	case c.Retention < time.Minute:
+		return fmt.Errorf("dispatcher.retention: must be at least 1m")
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package dispatch
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"oj/core/clock"
+	"oj/core/job"
+	"oj/core/store"
+	"oj/core/stream"
+)
+
+// Dispatcher runs the relay and the reconciler.
+type Dispatcher struct {
+	cfg     Config
+	db      *pgxpool.Pool
+	streams *stream.Streams
+	clock   clock.Clock
+	log     *slog.Logger
+	metrics *Metrics
+	wake    chan struct{}
+}
+
+// New returns a dispatcher.
+func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, clk clock.Clock, log *slog.Logger, m *Metrics) *Dispatcher {
+	return &Dispatcher{cfg: cfg, db: db, streams: streams, clock: clk, log: log, metrics: m, wake: make(chan struct{}, 1)}
+}
+
+// Run relays and reconciles until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	for _, lane := range job.Lanes {
+		if err := d.streams.EnsureGroup(ctx, lane); err != nil {
+			d.log.Warn("ensure group", "lane", lane, "err", err)
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(2 + d.cfg.Relays)
+	go func() { defer wg.Done(); d.listen(ctx) }()
+	go func() { defer wg.Done(); d.reconcileLoop(ctx) }()
+	for i := 0; i < d.cfg.Relays; i++ {
+		go func() { defer wg.Done(); d.relayLoop(ctx) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (d *Dispatcher) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// listen turns NOTIFY oj_outbox into wake-ups, reconnecting after errors.
+func (d *Dispatcher) listen(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := d.listenOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		d.log.Warn("outbox listener", "err", err)
+		sleep(ctx, time.Second)
+	}
+}
+
+func (d *Dispatcher) listenOnce(ctx context.Context) error {
+	conn, err := d.db.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN oj_outbox"); err != nil {
+		conn.Conn().Close(ctx)
+		return err
+	}
+	d.poke() // rows may have arrived while we were not listening
+	for {
+		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+			conn.Conn().Close(context.Background()) // never return a LISTENing connection to the pool
+			return err
+		}
+		d.poke()
+	}
+}
+
+func (d *Dispatcher) relayLoop(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		n, err := d.RelayOnce(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			failures++
+			wait := backoff(d.cfg.RetryBase, d.cfg.RetryMax, failures)
+			d.log.Warn("relay", "err", err, "retry_in", wait)
+			sleep(ctx, wait)
+			continue
+		case n == d.cfg.BatchSize:
+			failures = 0
+			continue // more is waiting
+		}
+		failures = 0
+		select {
+		case <-ctx.Done():
+		case <-d.wake:
+		case <-time.After(d.cfg.PollInterval):
+		}
+	}
+}
+
+// RelayOnce relays one batch of due outbox rows and returns how many rows it handled.
+func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
+	start := time.Now()
+	var n int
+	err := store.InTx(ctx, d.db, func(tx pgx.Tx) error {
+		rows, err := store.ClaimOutbox(ctx, tx, d.cfg.BatchSize)
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		n = len(rows)
+		adds := make([]stream.Add, len(rows))
+		for i, r := range rows {
+			adds[i] = stream.Add{Stream: d.streams.Keys.Stream(r.Lane), SubmissionID: r.SubmissionID, TraceID: r.TraceID}
+		}
+		entryIDs, errs := d.streams.AddBatch(ctx, adds)
+		var okIDs, failedIDs []int64
+		var okEntries []string
+		var firstErr error
+		attempts := 0
+		for i, r := range rows {
+			if errs[i] != nil {
+				failedIDs = append(failedIDs, r.ID)
+				if firstErr == nil {
+					firstErr = errs[i]
+				}
+				attempts = max(attempts, r.Attempts+1)
+				continue
+			}
+			okIDs = append(okIDs, r.ID)
+			okEntries = append(okEntries, entryIDs[i])
+			d.metrics.Relayed.WithLabelValues(r.Lane).Inc()
+		}
+		if len(okIDs) > 0 {
+			if err := store.MarkDelivered(ctx, tx, okIDs, okEntries); err != nil {
+				return err
+			}
+		}
+		if len(failedIDs) > 0 {
+			d.metrics.RelayErrors.Add(float64(len(failedIDs)))
+			retry := backoff(d.cfg.RetryBase, d.cfg.RetryMax, attempts)
+			if err := store.MarkFailed(ctx, tx, failedIDs, firstErr.Error(), retry); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	d.metrics.RelayDuration.Observe(time.Since(start).Seconds())
+	if err != nil {
+		return 0, fmt.Errorf("relay: %w", err)
+	}
+	return n, nil
+}
+
+// backoff is base·2^(n-1), capped at max.
+func backoff(base, max time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	return d
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,63 @@
+package stream_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"oj/core/job"
+	"oj/core/stream"
+	"oj/core/testenv"
+)
+
+func TestAlive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := testenv.Streams(t, testenv.RedisAddr(t))
+	lane := job.LaneHeavy
+	// No stream at all: nothing is alive.
+	alive, err := s.Alive(ctx, lane, []string{"1-0"})
+	if err != nil || alive[0] {
+		t.Fatalf("missing stream: %v %v", alive, err)
+	}
+	if err := s.EnsureGroup(ctx, lane); err != nil {
+		t.Fatal(err)
+	}
+	adds := make([]stream.Add, 4)
+	for i := range adds {
+		adds[i] = stream.Add{Stream: s.Keys.Jobs(lane), SubmissionID: "x"}
+	}
+	ids, _ := s.AddBatch(ctx, adds)
+	read, err := s.Read(ctx, lane, "c", 2, 10*time.Millisecond) // ids[0], ids[1] pending
+	if err != nil || len(read) != 2 {
+		t.Fatal(read, err)
+	}
+	if err := s.Ack(ctx, lane, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	alive, err = s.Alive(ctx, lane, []string{ids[0], ids[1], ids[2], "1-0", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{false, true, true, false, false}
+	for i := range want {
+		if alive[i] != want[i] {
+			t.Fatalf("alive = %v, want %v", alive, want)
+		}
+	}
+}
+
+func TestCompareIDs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"1-0", "1-0", 0}, {"1-1", "1-0", 1}, {"2-0", "10-0", -1}, {"1795401414997-102", "1795401414997-99", 1},
+	}
+	for _, tc := range tests {
+		if got := stream.CompareIDs(tc.a, tc.b); got != tc.want {
+			t.Errorf("CompareIDs(%s, %s) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

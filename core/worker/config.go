@@ -1,0 +1,104 @@
+// Package worker claims submissions from the lane streams and judges them: XREADGROUP
+// with a finite block, a batched claim in PostgreSQL (attempt+1 and a lease: the fencing
+// token), heartbeats while judging, a batched fenced finalize, and XACK only after the
+// commit that decided each entry's fate. A reclaim loop takes over entries idle in the
+// group's pending list, but PostgreSQL decides whether their lease is really dead.
+package worker
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"oj/core/job"
+)
+
+// Config configures a worker.
+type Config struct {
+	// Name is the consumer name and lease owner; empty: host-pid-random.
+	Name string `mapstructure:"name"`
+	// Concurrency is how many submissions of each lane this worker judges at once; a lane
+	// with 0 is not read.
+	Concurrency       map[string]int `mapstructure:"concurrency"`
+	Lease             time.Duration  `mapstructure:"lease"`
+	HeartbeatInterval time.Duration  `mapstructure:"heartbeat_interval"`
+	ReadBlock         time.Duration  `mapstructure:"read_block"`
+	ReclaimInterval   time.Duration  `mapstructure:"reclaim_interval"`
+	ReclaimMinIdle    time.Duration  `mapstructure:"reclaim_min_idle"`
+	FinalizeBatch     int            `mapstructure:"finalize_batch"`
+	FinalizeLinger    time.Duration  `mapstructure:"finalize_linger"`
+	RetryBase         time.Duration  `mapstructure:"retry_base"`
+	RetryMax          time.Duration  `mapstructure:"retry_max"`
+	ShutdownGrace     time.Duration  `mapstructure:"shutdown_grace"`
+}
+
+// DefaultConfig returns the defaults: one slot per lane, 30 s leases.
+func DefaultConfig() Config {
+	return Config{
+		Concurrency:       map[string]int{"light": 2, "heavy": 2, "rejudge": 1},
+		Lease:             30 * time.Second,
+		HeartbeatInterval: 10 * time.Second,
+		ReadBlock:         2 * time.Second,
+		ReclaimInterval:   15 * time.Second,
+		ReclaimMinIdle:    45 * time.Second,
+		FinalizeBatch:     128,
+		FinalizeLinger:    2 * time.Millisecond,
+		RetryBase:         2 * time.Second,
+		RetryMax:          2 * time.Minute,
+		ShutdownGrace:     30 * time.Second,
+	}
+}
+
+// Validate names the first bad key.
+func (c Config) Validate() error {
+	total := 0
+	for lane, n := range c.Concurrency {
+		if _, err := job.ParseLane(lane); err != nil {
+			return fmt.Errorf("worker.concurrency.%s: %w", lane, err)
+		}
+		if n < 0 || n > 1024 {
+			return fmt.Errorf("worker.concurrency.%s: %d not in 0..1024", lane, n)
+		}
+		total += n
+	}
+	switch {
+	case total == 0:
+		return fmt.Errorf("worker.concurrency: every lane is 0, nothing would be judged")
+	case c.Lease < time.Second:
+		return fmt.Errorf("worker.lease: %s is under 1s", c.Lease)
+	case c.HeartbeatInterval <= 0 || c.HeartbeatInterval*2 > c.Lease:
+		return fmt.Errorf("worker.heartbeat_interval: must be positive and at most half of worker.lease")
+	case c.ReadBlock <= 0 || c.ReadBlock > time.Minute:
+		return fmt.Errorf("worker.read_block: must be in (0, 1m] (a finite block keeps shutdown quick)")
+	case c.ReclaimInterval <= 0:
+		return fmt.Errorf("worker.reclaim_interval: must be positive")
+	case c.ReclaimMinIdle <= 0:
+		return fmt.Errorf("worker.reclaim_min_idle: must be positive")
+	case c.FinalizeBatch < 1:
+		return fmt.Errorf("worker.finalize_batch: must be at least 1")
+	case c.FinalizeLinger < 0:
+		return fmt.Errorf("worker.finalize_linger: must not be negative")
+	case c.RetryBase <= 0 || c.RetryMax < c.RetryBase:
+		return fmt.Errorf("worker.retry_base/retry_max: need 0 < retry_base <= retry_max")
+	case c.ShutdownGrace < 0:
+		return fmt.Errorf("worker.shutdown_grace: must not be negative")
+	}
+	return nil
+}
+
+func defaultName() string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "worker"
+	}
+	return fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), time.Now().UnixNano()&0xffff)
+}
+
+// backoff is base·2^(n-1), capped at max.
+func backoff(base, max time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}

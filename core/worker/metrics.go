@@ -1,0 +1,55 @@
+package worker
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics of a worker. Labels are lanes, outcomes, verdicts and reasons only (invariant 11).
+type Metrics struct {
+	Claims          *prometheus.CounterVec
+	Finalized       *prometheus.CounterVec
+	FinalizeRejects *prometheus.CounterVec
+	AttemptsEnded   *prometheus.CounterVec
+	Reclaimed       *prometheus.CounterVec
+	LostEntries     prometheus.Counter
+	InFlight        *prometheus.GaugeVec
+	JudgeSeconds    *prometheus.HistogramVec
+	Errors          *prometheus.CounterVec
+}
+
+// NewMetrics registers the worker's metrics with reg (nil: not registered).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		Claims: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_claims_total", Help: "Claim decisions for delivered entries, by lane and outcome.",
+		}, []string{"lane", "outcome"}),
+		Finalized: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_finalized_total", Help: "Verdicts written back, by lane and verdict.",
+		}, []string{"lane", "verdict"}),
+		FinalizeRejects: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_finalize_rejected_total", Help: "Fenced write-backs that matched no row, by reason.",
+		}, []string{"reason"}),
+		AttemptsEnded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_attempts_ended_total", Help: "Attempts ended without a verdict, by resulting state (queued = retry, dead, or a fence reason).",
+		}, []string{"result"}),
+		Reclaimed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_reclaimed_total", Help: "Entries taken over by the reclaim loop, by lane and claim outcome.",
+		}, []string{"lane", "outcome"}),
+		LostEntries: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_reclaim_deleted_entries_total", Help: "Pending entries XAUTOCLAIM reported deleted from the stream (handed to the reconciler).",
+		}),
+		InFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_worker_in_flight", Help: "Submissions being judged, by lane.",
+		}, []string{"lane"}),
+		JudgeSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "oj_judge_seconds", Help: "Time from claim to verdict, by lane.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}, []string{"lane"}),
+		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_worker_errors_total", Help: "System errors (PostgreSQL or Redis unreachable), by step.",
+		}, []string{"step"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.Claims, m.Finalized, m.FinalizeRejects, m.AttemptsEnded, m.Reclaimed, m.LostEntries,
+			m.InFlight, m.JudgeSeconds, m.Errors)
+	}
+	return m
+}

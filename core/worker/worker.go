@@ -1,0 +1,288 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"oj/core/clock"
+	"oj/core/job"
+	"oj/core/store"
+	"oj/core/stream"
+)
+
+// Judge decides a verdict. An error means "could not decide" (a system failure): the
+// attempt is retried up to the bound and then dead-lettered.
+type Judge interface {
+	Judge(ctx context.Context, t job.Task) (job.Outcome, error)
+}
+
+// LostEntries takes the ids of pending entries that vanished from a lane's stream; the
+// dispatcher's reconciler implements it.
+type LostEntries interface {
+	RedriveLost(ctx context.Context, lane job.Lane, entryIDs []string) (int, error)
+}
+
+// Worker judges submissions of the lanes it is configured for.
+type Worker struct {
+	cfg     Config
+	db      *pgxpool.Pool
+	streams *stream.Streams
+	judge   Judge
+	lost    LostEntries
+	clock   clock.Clock
+	log     *slog.Logger
+	m       *Metrics
+
+	results chan result
+
+	mu       sync.Mutex
+	inflight map[string]*run // by submission id
+}
+
+// run is one claimed attempt being judged.
+type run struct {
+	task    job.Task
+	entries []string // stream entries that carried it, acked together
+	cancel  context.CancelCauseFunc
+	started time.Time
+	slots   chan struct{}
+}
+
+type result struct {
+	run     *run
+	outcome job.Outcome
+}
+
+var errShutdown = errors.New("worker shutting down")
+
+// New returns a worker; lost may be nil (deleted entries are then left to the reconciler's
+// periodic scan).
+func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, judge Judge, lost LostEntries, clk clock.Clock, log *slog.Logger, m *Metrics) *Worker {
+	if cfg.Name == "" {
+		cfg.Name = defaultName()
+	}
+	return &Worker{cfg: cfg, db: db, streams: streams, judge: judge, lost: lost, clock: clk,
+		log: log.With("worker", cfg.Name), m: m, results: make(chan result, 1024), inflight: map[string]*run{}}
+}
+
+// Name is the worker's consumer name and lease owner.
+func (w *Worker) Name() string { return w.cfg.Name }
+
+// Run works until ctx ends, then shuts down gracefully: it stops reading, lets in-flight
+// judging finish for up to shutdown_grace, gives back what is still running (a new entry
+// through the outbox, the attempt not counted as a failure), writes back and acks.
+func (w *Worker) Run(ctx context.Context) error {
+	judgeCtx, stopJudging := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopJudging(errShutdown)
+	var readers, judges sync.WaitGroup
+	for lane, n := range w.cfg.Concurrency {
+		if n <= 0 {
+			continue
+		}
+		lane := job.Lane(lane)
+		if err := w.streams.EnsureGroup(ctx, lane); err != nil {
+			w.log.Warn("ensure group", "lane", lane, "err", err)
+		}
+		slots := make(chan struct{}, n)
+		readers.Add(2)
+		go func() { defer readers.Done(); w.readLoop(ctx, judgeCtx, lane, slots, &judges) }()
+		go func() { defer readers.Done(); w.reclaimLoop(ctx, judgeCtx, lane, slots, &judges) }()
+	}
+	finalizerDone := make(chan struct{})
+	go func() { defer close(finalizerDone); w.finalizeLoop(judgeCtx) }()
+	heartbeatCtx, stopHeartbeat := context.WithCancel(context.WithoutCancel(ctx))
+	go w.heartbeatLoop(heartbeatCtx)
+
+	<-ctx.Done()
+	readers.Wait()
+	w.log.Info("worker stopping: no more reads, waiting for in-flight judging", "in_flight", w.inFlight(), "grace", w.cfg.ShutdownGrace)
+	done := make(chan struct{})
+	go func() { judges.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(w.cfg.ShutdownGrace):
+		w.log.Warn("shutdown grace over: giving back in-flight submissions", "in_flight", w.inFlight())
+		stopJudging(errShutdown)
+		<-done
+	}
+	close(w.results)
+	<-finalizerDone
+	stopHeartbeat()
+	return nil
+}
+
+func (w *Worker) inFlight() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.inflight)
+}
+
+// takeSlots blocks for one free slot, then takes up to want-1 more without blocking.
+func takeSlots(ctx context.Context, slots chan struct{}, want int) int {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	n := 1
+	for n < want {
+		select {
+		case slots <- struct{}{}:
+			n++
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func release(slots chan struct{}, n int) {
+	for i := 0; i < n; i++ {
+		<-slots
+	}
+}
+
+func (w *Worker) readLoop(ctx, judgeCtx context.Context, lane job.Lane, slots chan struct{}, judges *sync.WaitGroup) {
+	failures := 0
+	for ctx.Err() == nil {
+		n := takeSlots(ctx, slots, cap(slots))
+		if n == 0 {
+			return
+		}
+		entries, err := w.streams.Read(ctx, lane, w.cfg.Name, n, w.cfg.ReadBlock)
+		if err != nil {
+			release(slots, n)
+			if ctx.Err() != nil {
+				return
+			}
+			if stream.IsNoGroup(err) {
+				// Redis lost the stream or the group: recreate it; the reconciler re-drives
+				// whatever the lost entries carried.
+				w.log.Warn("consumer group missing, recreating", "lane", lane)
+				if err := w.streams.EnsureGroup(ctx, lane); err == nil {
+					continue
+				}
+			}
+			failures++
+			w.m.Errors.WithLabelValues("read").Inc()
+			w.log.Warn("read stream", "lane", lane, "err", err)
+			sleep(ctx, backoff(100*time.Millisecond, 5*time.Second, failures))
+			continue
+		}
+		failures = 0
+		release(slots, n-len(entries))
+		if len(entries) > 0 {
+			w.handle(ctx, judgeCtx, lane, entries, false, slots, judges)
+		}
+	}
+}
+
+// handle claims the submissions that entries carry and starts judging the claimed ones.
+// It holds one slot per entry on entry and releases those it does not use.
+func (w *Worker) handle(ctx, judgeCtx context.Context, lane job.Lane, entries []stream.Entry, reclaimed bool, slots chan struct{}, judges *sync.WaitGroup) {
+	bySub := map[string][]string{}
+	var ids, junk []string
+	for _, e := range entries {
+		if e.SubmissionID == "" {
+			junk = append(junk, e.ID)
+			continue
+		}
+		if _, seen := bySub[e.SubmissionID]; !seen {
+			ids = append(ids, e.SubmissionID)
+		}
+		bySub[e.SubmissionID] = append(bySub[e.SubmissionID], e.ID)
+	}
+	used := 0
+	defer func() { release(slots, len(entries)-used) }()
+	var ack []string
+	if len(junk) > 0 {
+		w.log.Warn("acking entries without a submission id", "lane", lane, "count", len(junk))
+		ack = append(ack, junk...)
+	}
+	if len(ids) == 0 {
+		w.ack(ctx, lane, ack)
+		return
+	}
+	now := w.clock.Now()
+	res, err := store.ClaimBatch(ctx, w.db, ids, w.cfg.Name, now, w.cfg.Lease)
+	if err != nil {
+		// PostgreSQL could not decide: the entries stay pending and come back through
+		// reclaim (invariant 5).
+		w.m.Errors.WithLabelValues("claim").Inc()
+		w.log.Error("claim", "lane", lane, "entries", len(entries), "err", err)
+		sleep(ctx, time.Second)
+		return
+	}
+	for _, r := range res {
+		entryIDs := bySub[r.ID]
+		if reclaimed {
+			w.m.Reclaimed.WithLabelValues(string(lane), r.Outcome.String()).Inc()
+		}
+		w.m.Claims.WithLabelValues(string(lane), r.Outcome.String()).Inc()
+		switch r.Outcome {
+		case store.Claimed:
+			used++
+			w.start(judgeCtx, lane, r.Task, entryIDs, slots, judges)
+		case store.Leased:
+			if !reclaimed {
+				ack = append(ack, entryIDs...) // a duplicate: the holder has its own entry
+			}
+			w.log.Debug("submission leased elsewhere", "submission_id", r.ID, "attempt", r.Attempt, "reclaim", reclaimed)
+		case store.AlreadyTerminal, store.NotFound:
+			ack = append(ack, entryIDs...)
+			w.log.Info("entry needs no judging", "submission_id", r.ID, "attempt", r.Attempt, "reason", r.Outcome.String())
+		case store.Exhausted:
+			st, err := store.EndAttempt(ctx, w.db, w.cfg.Name, store.Lease{ID: r.ID, Attempt: r.Attempt},
+				store.Ending{Cause: "lease expired: the worker judging it stopped answering", CountsAsFailure: true, LeaseExpired: true},
+				w.clock.Now())
+			if w.decided(err) {
+				ack = append(ack, entryIDs...)
+			}
+			w.logEnd(r.ID, r.Attempt, "", st, err)
+		}
+	}
+	w.ack(ctx, lane, ack)
+}
+
+// decided reports whether PostgreSQL decided an entry's fate (a commit, or a business
+// rejection such as a stale attempt), so the entry may be acked.
+func (w *Worker) decided(err error) bool { return err == nil || store.Reason(err) != "" }
+
+func (w *Worker) ack(ctx context.Context, lane job.Lane, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if err := w.streams.Ack(context.WithoutCancel(ctx), lane, ids...); err != nil {
+		// Unacked entries come back through reclaim; PostgreSQL then says they are done.
+		w.m.Errors.WithLabelValues("ack").Inc()
+		w.log.Warn("ack", "lane", lane, "count", len(ids), "err", err)
+	}
+}
+
+func (w *Worker) logEnd(id string, attempt int, trace string, st job.State, err error) {
+	switch {
+	case err == nil:
+		w.m.AttemptsEnded.WithLabelValues(string(st)).Inc()
+		w.log.Warn("attempt ended without a verdict", "submission_id", id, "attempt", attempt, "trace_id", trace, "state", st)
+	case store.Reason(err) != "":
+		w.m.AttemptsEnded.WithLabelValues(store.Reason(err)).Inc()
+		w.log.Info("attempt end fenced off", "submission_id", id, "attempt", attempt, "trace_id", trace, "reason", store.Reason(err))
+	default:
+		w.m.Errors.WithLabelValues("end_attempt").Inc()
+		w.log.Error("end attempt", "submission_id", id, "attempt", attempt, "trace_id", trace, "err", err)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
