@@ -1,0 +1,559 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Limits are applied to a run's cgroup when it is created.
+type Limits struct {
+	// Memory is the memory limit in bytes (swap is disabled: memory+swap = Memory).
+	Memory int64
+	// Pids caps processes plus threads.
+	Pids int64
+}
+
+// Stats are read from a run's cgroup after (or during) the run.
+type Stats struct {
+	// CPU is user+system time over every thread that ran in the cgroup.
+	CPU time.Duration
+	// MemoryPeak is the highest memory usage in bytes (page cache included).
+	MemoryPeak int64
+	// OOMKills counts processes the kernel's OOM killer killed in the cgroup.
+	OOMKills int64
+	// LimitHits counts allocations that hit the limit (v1 memory.failcnt, v2 max events).
+	LimitHits int64
+}
+
+// Manager creates run cgroups under one parent. It is safe for concurrent use.
+type Manager struct {
+	v2      bool
+	v2root  string            // the cgroup2 mount point
+	parents map[string]string // controller (v1) or "" (v2) → absolute parent dir
+	created []string          // directories we made, deepest last, removed by Close
+	mu      sync.Mutex
+}
+
+// v1Controllers are the hierarchies a v1 run joins.
+var v1Controllers = []string{"memory", "cpuacct", "pids"}
+
+// Detect finds the cgroup hierarchy and creates parent. A relative parent is taken from
+// this process's own cgroup, an absolute one from the hierarchy's root. version is 0
+// (auto: v1 when a v1 memory hierarchy is mounted, else v2), 1 or 2.
+func Detect(parent string, version int) (*Manager, error) {
+	mi, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("detect cgroups: %w", err)
+	}
+	mounts, err := cgroupMounts(mi)
+	mi.Close()
+	if err != nil {
+		return nil, fmt.Errorf("detect cgroups: %w", err)
+	}
+	sc, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return nil, fmt.Errorf("detect cgroups: %w", err)
+	}
+	self, err := selfCgroups(sc)
+	sc.Close()
+	if err != nil {
+		return nil, fmt.Errorf("detect cgroups: %w", err)
+	}
+	parents, v2, err := plan(mounts, self, parent, version)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{v2: v2, parents: parents}
+	for _, mp := range mounts {
+		if mp.v2 && m.v2root == "" {
+			m.v2root = mp.dir
+		}
+	}
+	if err := m.setup(); err != nil {
+		_ = m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// plan picks the hierarchy and computes the parent directory per controller.
+func plan(mounts []mountPoint, self map[string]string, parent string, version int) (map[string]string, bool, error) {
+	join := func(mp mountPoint, own string) (string, error) {
+		rel := parent
+		if !path.IsAbs(parent) {
+			o := strings.TrimPrefix(own, mp.root)
+			if mp.root != "/" && len(o) == len(own) {
+				return "", fmt.Errorf("cgroup %s is outside the mount %s", own, mp.dir)
+			}
+			rel = path.Join("/", o, parent)
+		}
+		return filepath.Join(mp.dir, filepath.Clean("/"+rel)), nil
+	}
+	v1 := map[string]mountPoint{}
+	var unified *mountPoint
+	for i, mp := range mounts {
+		if mp.v2 {
+			if unified == nil {
+				unified = &mounts[i]
+			}
+			continue
+		}
+		for _, o := range mp.opts {
+			if _, ok := v1[o]; !ok {
+				v1[o] = mp
+			}
+		}
+	}
+	useV1 := version == 1 || (version == 0 && v1["memory"].dir != "")
+	if useV1 {
+		out := map[string]string{}
+		for _, c := range v1Controllers {
+			mp, ok := v1[c]
+			if !ok {
+				return nil, false, fmt.Errorf("cgroup v1: controller %s is not mounted", c)
+			}
+			own, ok := self[c]
+			if !ok {
+				return nil, false, fmt.Errorf("cgroup v1: no %s entry in /proc/self/cgroup", c)
+			}
+			p, err := join(mp, own)
+			if err != nil {
+				return nil, false, err
+			}
+			out[c] = p
+		}
+		return out, false, nil
+	}
+	if unified == nil {
+		return nil, false, errors.New("cgroup: neither a v1 memory hierarchy nor cgroup2 is mounted")
+	}
+	own, ok := self[""]
+	if !ok {
+		return nil, false, errors.New("cgroup v2: no 0:: entry in /proc/self/cgroup")
+	}
+	p, err := join(*unified, own)
+	if err != nil {
+		return nil, false, err
+	}
+	return map[string]string{"": p}, true, nil
+}
+
+// Version is 1 or 2.
+func (m *Manager) Version() int {
+	if m.v2 {
+		return 2
+	}
+	return 1
+}
+
+// Parents returns the parent directory per controller ("" on v2), for diagnostics.
+func (m *Manager) Parents() map[string]string { return m.parents }
+
+func (m *Manager) setup() error {
+	for _, p := range m.parents {
+		if err := m.mkdirAll(p); err != nil {
+			return err
+		}
+	}
+	if m.v2 {
+		return enableV2(m.v2root, m.parents[""])
+	}
+	return nil
+}
+
+func (m *Manager) mkdirAll(p string) error {
+	var missing []string
+	for d := p; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if d == "/" {
+			break
+		}
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create cgroup %s: %w", missing[i], err)
+		}
+		m.created = append(m.created, missing[i])
+	}
+	return nil
+}
+
+// enableV2 turns on the memory and pids controllers on the path from the hierarchy's
+// root down to parent, wherever a level does not have them yet. A cgroup with processes
+// cannot enable controllers for its children ("no internal processes"), so when our own
+// cgroup is in the way its processes are moved into a leaf named "supervisor" first —
+// the usual layout of a Delegate=yes service.
+func enableV2(root, parent string) error {
+	var chain []string // parent first, root last
+	for d := parent; ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if d == root || !strings.HasPrefix(d, root+"/") {
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 1; i-- {
+		if hasControllers(chain[i-1]) {
+			continue
+		}
+		if err := subtreeEnable(chain[i]); err != nil {
+			return err
+		}
+	}
+	return subtreeEnable(parent)
+}
+
+var v2Controllers = []string{"memory", "pids"}
+
+func hasControllers(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	if err != nil {
+		return false
+	}
+	have := strings.Fields(string(b))
+	for _, c := range v2Controllers {
+		if !slices.Contains(have, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func subtreeEnable(dir string) error {
+	ctl := filepath.Join(dir, "cgroup.subtree_control")
+	have, _ := os.ReadFile(ctl)
+	var add []string
+	for _, c := range v2Controllers {
+		if !slices.Contains(strings.Fields(string(have)), c) {
+			add = append(add, "+"+c)
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	val := []byte(strings.Join(add, " "))
+	err := os.WriteFile(ctl, val, 0)
+	if errors.Is(err, syscall.EBUSY) {
+		if err := evacuate(dir); err != nil {
+			return err
+		}
+		err = os.WriteFile(ctl, val, 0)
+	}
+	if err != nil {
+		return fmt.Errorf("enable %v in %s: %w", add, ctl, err)
+	}
+	return nil
+}
+
+// evacuate moves every process of dir into dir/supervisor.
+func evacuate(dir string) error {
+	leaf := filepath.Join(dir, "supervisor")
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", leaf, err)
+	}
+	for range 10 {
+		data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil {
+			return err
+		}
+		pids := strings.Fields(string(data))
+		if len(pids) == 0 {
+			return nil
+		}
+		for _, p := range pids {
+			_ = os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(p), 0)
+		}
+	}
+	return fmt.Errorf("cannot move the processes of %s into %s", dir, leaf)
+}
+
+// Close removes the parent directories Detect created (they must be empty).
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	for i := len(m.created) - 1; i >= 0; i-- {
+		timeout := 2 * time.Second
+		if !m.deepest(m.created[i]) {
+			timeout = 0 // a shared ancestor ("oj") stays while another pool uses it
+		}
+		if err := rmdirRetry(m.created[i], timeout); err != nil && timeout > 0 {
+			errs = append(errs, err)
+		}
+	}
+	m.created = nil
+	return errors.Join(errs...)
+}
+
+func (m *Manager) deepest(dir string) bool {
+	for _, p := range m.parents {
+		if p == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// rmdirRetry removes a cgroup directory, retrying while killed processes finish exiting.
+func rmdirRetry(dir string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	wait := 100 * time.Microsecond
+	for {
+		err := syscall.Rmdir(dir)
+		if err == nil || err == syscall.ENOENT {
+			return nil
+		}
+		if (err != syscall.EBUSY && err != syscall.EAGAIN) || time.Now().After(deadline) {
+			return fmt.Errorf("remove cgroup %s: %w", dir, err)
+		}
+		time.Sleep(wait)
+		wait = min(wait*2, 20*time.Millisecond)
+	}
+}
+
+// Group is one run's cgroup (a directory per v1 controller, or one v2 directory).
+type Group struct {
+	v2   bool
+	dirs map[string]string
+	cpu  *os.File // cpuacct.usage or cpu.stat, kept open for polling
+	mu   sync.Mutex
+	gone bool
+}
+
+// New creates the run cgroup name under the parent and applies lim.
+func (m *Manager) New(name string, lim Limits) (*Group, error) {
+	g, err := m.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Apply(lim); err != nil {
+		_ = g.Destroy()
+		return nil, err
+	}
+	return g, nil
+}
+
+// Create creates the run cgroup name without limits, so it can be made ahead of the
+// run; Apply sets them when the run's limits are known.
+func (m *Manager) Create(name string) (*Group, error) {
+	g := &Group{v2: m.v2, dirs: map[string]string{}}
+	for c, p := range m.parents {
+		d := filepath.Join(p, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			_ = g.Destroy()
+			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
+		g.dirs[c] = d
+	}
+	cpuFile := filepath.Join(g.dir("cpuacct"), "cpuacct.usage")
+	if g.v2 {
+		cpuFile = filepath.Join(g.dir(""), "cpu.stat")
+	}
+	f, err := os.Open(cpuFile)
+	if err != nil {
+		_ = g.Destroy()
+		return nil, fmt.Errorf("open cgroup cpu usage: %w", err)
+	}
+	g.cpu = f
+	return g, nil
+}
+
+func (g *Group) dir(c string) string {
+	if g.v2 {
+		return g.dirs[""]
+	}
+	return g.dirs[c]
+}
+
+func write(dir, file, val string) error {
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(val), 0); err != nil {
+		return fmt.Errorf("cgroup %s: %w", file, err)
+	}
+	return nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// Apply sets the group's memory (swap disabled) and pids limits.
+func (g *Group) Apply(lim Limits) error {
+	mem := strconv.FormatInt(lim.Memory, 10)
+	pids := "max"
+	if lim.Pids > 0 {
+		pids = strconv.FormatInt(lim.Pids, 10)
+	}
+	if g.v2 {
+		d := g.dirs[""]
+		if lim.Memory > 0 {
+			if err := write(d, "memory.max", mem); err != nil {
+				return err
+			}
+			if exists(filepath.Join(d, "memory.swap.max")) {
+				if err := write(d, "memory.swap.max", "0"); err != nil {
+					return err
+				}
+			}
+			// One OOM kill ends the whole run, as a judge expects.
+			if exists(filepath.Join(d, "memory.oom.group")) {
+				_ = write(d, "memory.oom.group", "1")
+			}
+		}
+		if exists(filepath.Join(d, "pids.max")) {
+			return write(d, "pids.max", pids)
+		}
+		return nil
+	}
+	if lim.Memory > 0 {
+		d := g.dirs["memory"]
+		if err := write(d, "memory.limit_in_bytes", mem); err != nil {
+			return err
+		}
+		if exists(filepath.Join(d, "memory.memsw.limit_in_bytes")) {
+			if err := write(d, "memory.memsw.limit_in_bytes", mem); err != nil {
+				return err
+			}
+		} else {
+			_ = write(d, "memory.swappiness", "0")
+		}
+	}
+	return write(g.dirs["pids"], "pids.max", pids)
+}
+
+// ProcsFiles opens cgroup.procs of every directory of the group for writing; a child
+// that writes "0" to each joins the group itself, before exec, with no race.
+func (g *Group) ProcsFiles() ([]*os.File, error) {
+	var fs []*os.File
+	for _, d := range g.dirs {
+		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			for _, f := range fs {
+				f.Close()
+			}
+			return nil, fmt.Errorf("open cgroup.procs: %w", err)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+// CPU returns the CPU time used so far by all threads of the group.
+func (g *Group) CPU() (time.Duration, error) {
+	var buf [512]byte
+	n, err := g.cpu.ReadAt(buf[:], 0)
+	if n == 0 && err != nil {
+		return 0, fmt.Errorf("read cgroup cpu: %w", err)
+	}
+	if g.v2 {
+		us, err := flatKeyed(string(buf[:n]), "usage_usec")
+		return time.Duration(us) * time.Microsecond, err
+	}
+	ns, err := parseInt(string(buf[:n]))
+	return time.Duration(ns), err
+}
+
+// Stats reads the group's counters.
+func (g *Group) Stats() (Stats, error) {
+	var s Stats
+	var err error
+	if s.CPU, err = g.CPU(); err != nil {
+		return s, err
+	}
+	read := func(dir, file string) (string, error) {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		return string(b), err
+	}
+	if g.v2 {
+		d := g.dirs[""]
+		if v, err := read(d, "memory.peak"); err == nil {
+			s.MemoryPeak, _ = parseInt(v)
+		} else if v, err := read(d, "memory.current"); err == nil {
+			s.MemoryPeak, _ = parseInt(v)
+		}
+		if v, err := read(d, "memory.events"); err == nil {
+			s.OOMKills, _ = flatKeyed(v, "oom_kill")
+			s.LimitHits, _ = flatKeyed(v, "max")
+		}
+		return s, nil
+	}
+	d := g.dirs["memory"]
+	v, err := read(d, "memory.max_usage_in_bytes")
+	if err != nil {
+		return s, fmt.Errorf("read memory peak: %w", err)
+	}
+	s.MemoryPeak, _ = parseInt(v)
+	if v, err := read(d, "memory.oom_control"); err == nil {
+		s.OOMKills, _ = flatKeyed(v, "oom_kill")
+	}
+	if v, err := read(d, "memory.failcnt"); err == nil {
+		s.LimitHits, _ = parseInt(v)
+	}
+	return s, nil
+}
+
+// Kill sends SIGKILL to every process in the group: cgroup.kill on v2 when the kernel
+// has it, else each pid listed in cgroup.procs until none is left.
+func (g *Group) Kill() error {
+	if g.v2 && exists(filepath.Join(g.dirs[""], "cgroup.kill")) {
+		return write(g.dirs[""], "cgroup.kill", "1")
+	}
+	for range 100 {
+		any := false
+		for _, d := range g.dirs {
+			b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+			if err != nil {
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+					any = true
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+		if !any {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return errors.New("cgroup kill: processes keep appearing")
+}
+
+// Destroy kills what is left and removes the group, waiting out EBUSY while killed
+// processes exit. It is idempotent; after a failure a later call tries again.
+func (g *Group) Destroy() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gone {
+		return nil
+	}
+	if g.cpu != nil {
+		g.cpu.Close()
+		g.cpu = nil
+	}
+	var errs []error
+	for _, d := range g.dirs {
+		err := rmdirRetry(d, 50*time.Millisecond)
+		if err != nil {
+			_ = g.Kill()
+			err = rmdirRetry(d, 5*time.Second)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		g.gone = true
+	}
+	return errors.Join(errs...)
+}

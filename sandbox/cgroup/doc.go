@@ -1,0 +1,12 @@
+// Package cgroup gives each sandbox run its own cgroup: a memory limit with swap
+// disabled, a pids limit, CPU accounting over all threads, peak memory and the OOM-kill
+// counter, and removal that waits for exiting processes instead of leaking (EBUSY is
+// retried, never ignored).
+//
+// Both hierarchies are supported and detected at start: cgroup v2 (production, a
+// delegated subtree under systemd with Delegate=yes) and cgroup v1 (older hosts, where
+// memory, cpuacct and pids are separate hierarchies). Run cgroups are created under a
+// parent that is either relative to the caller's own cgroup or absolute from the
+// hierarchy's root, so a process that already lives in a cgroup (a systemd service, a
+// container) keeps its runs inside its own subtree.
+package cgroup

@@ -1,0 +1,18 @@
+// Shared between init.c and the Go side (proto.go keeps the same numbers).
+#ifndef OJ_INIT_H
+#define OJ_INIT_H
+
+#define OJ_MAGIC_HELLO 0x314a4f48u  /* "HOJ1" */
+#define OJ_MAGIC_RUN 0x314a4f52u    /* "ROJ1" */
+#define OJ_MAGIC_RESULT 0x314a4f53u /* "SOJ1" */
+
+#define OJ_FLAG_WORKTREE 1u
+#define OJ_FLAG_EXTRAS 2u
+
+/* rlimits in this order: stack, fsize, nofile, cpu (seconds), core. 0 = unchanged
+   (core: 0 = no core dumps), UINT64_MAX = unlimited. */
+#define OJ_NRLIM 5
+
+void oj_init_main(void);
+
+#endif

@@ -1,0 +1,253 @@
+package ns
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// SlotConfig describes the root filesystem of a slot, built once when it starts.
+type SlotConfig struct {
+	// Exe is the binary to re-execute as the init; empty means /proc/self/exe.
+	Exe string
+	// RootDir is an empty host directory on which the init mounts the slot's root tmpfs
+	// (in its private mount namespace). It can be removed as soon as Start returns.
+	RootDir string
+	// ReadOnly lists host paths bound read-only at the same path inside the slot. Missing
+	// paths are skipped; symlinks are recreated as symlinks.
+	ReadOnly []string
+	// Seccomp is the classic BPF program (struct sock_filter array) loaded before exec.
+	Seccomp []byte
+}
+
+// Slot is one running sandbox init with its namespaces. A slot runs one program at a
+// time; it is not safe for concurrent Run calls.
+type Slot struct {
+	cmd  *exec.Cmd
+	conn *net.UnixConn
+	done chan struct{}
+	once sync.Once
+}
+
+// Start re-executes the binary as a sandbox init in new namespaces and builds its root.
+func Start(cfg SlotConfig) (*Slot, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("socketpair: %w", err)
+	}
+	host := os.NewFile(uintptr(fds[0]), "sandbox-host")
+	child := os.NewFile(uintptr(fds[1]), "sandbox-init")
+	defer child.Close()
+	c, err := net.FileConn(host)
+	host.Close()
+	if err != nil {
+		return nil, fmt.Errorf("socket conn: %w", err)
+	}
+	conn := c.(*net.UnixConn)
+	exe := cfg.Exe
+	if exe == "" {
+		exe = "/proc/self/exe"
+	}
+	cmd := &exec.Cmd{
+		Path:       exe,
+		Args:       []string{InitArg0},
+		Env:        []string{},
+		ExtraFiles: []*os.File{child},
+		SysProcAttr: &syscall.SysProcAttr{
+			Cloneflags: unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWNET |
+				unix.CLONE_NEWIPC | unix.CLONE_NEWUTS,
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	// Pdeathsig fires when the creating thread exits; keep it on a thread Go does not
+	// retire (an unlocked thread is never terminated by the runtime).
+	runtime.LockOSThread()
+	err = cmd.Start()
+	runtime.UnlockOSThread()
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("start sandbox init: %w", err)
+	}
+	s := &Slot{cmd: cmd, conn: conn, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.done) }()
+
+	var e encoder
+	e.u32(magicHello)
+	e.str(cfg.RootDir)
+	e.strs(cfg.ReadOnly)
+	e.u32(uint32(len(cfg.Seccomp)))
+	e.b = append(e.b, cfg.Seccomp...)
+	if _, _, err := conn.WriteMsgUnix(e.b, nil, nil); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("send hello: %w", err)
+	}
+	buf := make([]byte, 1024)
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	n, _, _, _, err := conn.ReadMsgUnix(buf, nil)
+	_ = conn.SetReadDeadline(time.Time{})
+	if err != nil || n < 8 {
+		s.Close()
+		return nil, fmt.Errorf("sandbox init did not start: %v", err)
+	}
+	if st := binary.LittleEndian.Uint32(buf); st != 0 {
+		l := int(binary.LittleEndian.Uint32(buf[4:]))
+		s.Close()
+		return nil, fmt.Errorf("sandbox init setup: %s", buf[8:min(8+l, n)])
+	}
+	return s, nil
+}
+
+// Pid is the host pid of the slot's init.
+func (s *Slot) Pid() int { return s.cmd.Process.Pid }
+
+// Mount is a detached mount (from OpenTree) and where it goes inside the slot.
+type Mount struct {
+	Target string
+	Tree   *os.File
+}
+
+// Request is one run.
+type Request struct {
+	Args, Env         []string
+	UID, GID          uint32
+	Rlimits           [numRlimits]uint64
+	Stdin, Stdout     *os.File
+	Stderr            *os.File
+	WorkTree          *os.File // detached mount for /w; nil = a fresh tmpfs of WorkSize
+	WorkSize, TmpSize uint64
+	Cgroup            []*os.File // cgroup.procs files the child writes "0" to
+	ReplaceExtras     bool       // unmount the previous extra mounts and mount Extras
+	Extras            []Mount
+}
+
+// ErrSlotBroken means the init died or broke the protocol; the slot must be replaced.
+var ErrSlotBroken = errors.New("sandbox slot broken")
+
+// Run starts the request and waits for its main process to exit; every process of the
+// run is dead and reaped when it returns. Closing kill (or sending on it) kills the run.
+func (s *Slot) Run(req *Request, kill <-chan struct{}) (Result, error) {
+	var e encoder
+	e.u32(magicRun)
+	flags := uint32(0)
+	files := []*os.File{req.Stdin, req.Stdout, req.Stderr}
+	if req.WorkTree != nil {
+		flags |= flagWorkTree
+		files = append(files, req.WorkTree)
+	}
+	files = append(files, req.Cgroup...)
+	if req.ReplaceExtras {
+		flags |= flagExtras
+		for _, m := range req.Extras {
+			files = append(files, m.Tree)
+		}
+	}
+	e.u32(flags)
+	e.u32(req.UID)
+	e.u32(req.GID)
+	for _, v := range req.Rlimits {
+		e.u64(v)
+	}
+	e.u64(req.WorkSize)
+	e.u64(req.TmpSize)
+	e.u32(uint32(len(req.Cgroup)))
+	if req.ReplaceExtras {
+		e.u32(uint32(len(req.Extras)))
+		for _, m := range req.Extras {
+			e.str(m.Target)
+		}
+	} else {
+		e.u32(0)
+	}
+	e.strs(req.Args)
+	e.strs(req.Env)
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	_, _, err := s.conn.WriteMsgUnix(e.b, unix.UnixRights(fds...), nil)
+	runtime.KeepAlive(files)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: send run: %v", ErrSlotBroken, err)
+	}
+	type reply struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		buf := make([]byte, 1024)
+		n, _, _, _, err := s.conn.ReadMsgUnix(buf, nil)
+		ch <- reply{buf[:n], err}
+	}()
+	for {
+		select {
+		case r := <-ch:
+			if r.err != nil {
+				return Result{}, fmt.Errorf("%w: read result: %v", ErrSlotBroken, r.err)
+			}
+			res, ok := decodeResult(r.b)
+			if !ok {
+				return Result{}, fmt.Errorf("%w: malformed result", ErrSlotBroken)
+			}
+			return res, nil
+		case <-kill:
+			kill = nil
+			if _, _, err := s.conn.WriteMsgUnix([]byte{'K'}, nil, nil); err != nil {
+				s.Close()
+			}
+		case <-s.done:
+			// Drain a result that raced with the exit, else report the breakage.
+			select {
+			case r := <-ch:
+				if res, ok := decodeResult(r.b); ok && r.err == nil {
+					return res, nil
+				}
+			case <-time.After(100 * time.Millisecond):
+			}
+			return Result{}, fmt.Errorf("%w: init exited", ErrSlotBroken)
+		}
+	}
+}
+
+// Close stops the init (which kills everything in its namespaces) and waits for it.
+// It is idempotent.
+func (s *Slot) Close() error {
+	s.once.Do(func() {
+		s.conn.Close()
+		select {
+		case <-s.done:
+		case <-time.After(2 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	return nil
+}
+
+// OpenTree returns a detached copy of the mount tree at path (open_tree with
+// OPEN_TREE_CLONE), optionally made read-only, nosuid and nodev, ready to be attached
+// inside a slot by a run request.
+func OpenTree(path string, readOnly bool) (*os.File, error) {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return nil, fmt.Errorf("open_tree %s: %w", path, err)
+	}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	if readOnly {
+		attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
+	}
+	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, attr); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("mount_setattr %s: %w", path, err)
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}

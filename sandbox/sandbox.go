@@ -1,0 +1,135 @@
+// Package sandbox runs one untrusted program with limits and measures it; everything
+// the judge executes (compilers included) goes through it.
+//
+// A Pool keeps Config.PoolSize pre-created sandbox environments ("slots"). Each slot is
+// a long-lived init process — our own binary re-executed (see MaybeRunChild) — inside
+// new PID, mount, network, IPC and UTS namespaces, with a read-only view of the host's
+// runtime directories (Config.ReadOnly plus a filtered /etc), a minimal /dev and its
+// own /proc, after pivot_root. A run asks a free slot's init to mount the work dir at
+// /w and a fresh size-limited tmpfs at /tmp, then to clone a child that joins the run's
+// own cgroup (memory without swap, pids, CPU accounting over all threads), sets rlimits
+// (stack, file size, open files, core 0, CPU as a backstop), drops to the slot's
+// unprivileged uid/gid, sets no_new_privs, loads the seccomp filter and execs. When the
+// main process exits, every other process of the run is killed and reaped, the mounts
+// are detached and the cgroup is read and removed: nothing of a run outlives it.
+//
+// The Linux-only parts live in sandbox/ns (namespaces and the init), sandbox/cgroup
+// (v1 and v2) and sandbox/seccomp. On other systems NewPool returns ErrUnsupported.
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"os"
+	"time"
+)
+
+// WorkDir is where Spec.Dir (or a fresh tmpfs) appears inside the sandbox; it is also
+// the program's working directory.
+const WorkDir = "/w"
+
+// ErrUnsupported is returned by NewPool where the sandbox cannot run (not Linux).
+var ErrUnsupported = errors.New("sandbox: unsupported on this operating system (needs Linux)")
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("sandbox: pool closed")
+
+// Status is the outcome of a run. Precedence when several apply: SE, MLE, TLE, OLE, RE.
+type Status string
+
+// The statuses of a run.
+const (
+	OK  Status = "OK"  // exited with code 0 within every limit
+	TLE Status = "TLE" // CPU time over Limits.CPU, or wall time over Limits.Wall
+	MLE Status = "MLE" // the memory limit was hit (OOM kill) or exceeded
+	OLE Status = "OLE" // more than Limits.Output bytes on stdout/stderr or in one file
+	RE  Status = "RE"  // killed by a signal or exited with a non-zero code
+	SE  Status = "SE"  // the sandbox itself failed; Result.Error says at which step
+)
+
+// Limits bound one run. A zero field takes the pool's default from Config.
+type Limits struct {
+	// CPU is the CPU time over all threads and processes of the run (cgroup-measured,
+	// polled every Config.PollInterval; the run is killed just over it).
+	CPU time.Duration
+	// Wall is the real-time limit; zero means 3 × CPU + 1 s. It catches sleepers and
+	// programs blocked on a read.
+	Wall time.Duration
+	// Memory is the memory limit in bytes (cgroup, page cache included, no swap).
+	Memory int64
+	// Stack is RLIMIT_STACK in bytes; zero means equal to Memory.
+	Stack int64
+	// Output caps, in bytes, captured or redirected stdout and stderr each, and the size
+	// of any single file the program writes (RLIMIT_FSIZE).
+	Output int64
+	// Pids caps the run's processes plus threads (cgroup pids.max).
+	Pids int
+	// OpenFiles is RLIMIT_NOFILE.
+	OpenFiles int
+}
+
+// Spec describes one run. Only Args is required.
+type Spec struct {
+	// Args is argv. Args[0] without a slash is looked up on the PATH of Env inside the
+	// sandbox, as execvp does.
+	Args []string
+	// Env is the whole environment ("KEY=value"); nil means Config.Env.
+	Env []string
+	// Dir is a host directory mounted read-write at /w (WorkDir), the working directory.
+	// It is chowned to the run's uid for the run. Empty means a fresh tmpfs of
+	// Config.WorkDirBytes, discarded after the run. Read files the program left there
+	// with ReadWorkFile, never by following paths blindly: the program may have left
+	// symlinks to host files.
+	Dir string
+	// ReadOnly lists extra absolute host paths (a language's runtime: a JDK, a Rust
+	// toolchain) bound read-only at the same path. Paths under Config.ReadOnly are
+	// already visible and skipped.
+	ReadOnly []string
+
+	// Standard input: at most one of StdinFile (e.g. a pipe end, for interactive
+	// problems), StdinPath (a host file) and Stdin (copied through a pipe). None means
+	// /dev/null.
+	Stdin     io.Reader
+	StdinFile *os.File
+	StdinPath string
+
+	// Standard output: StdoutFile (e.g. a pipe end) or StdoutPath (a host file, created
+	// or truncated) receive it directly; otherwise it is captured into Result.Stdout,
+	// keeping the first StdoutCap bytes (zero: Config.CaptureBytes) and counting the rest.
+	StdoutFile *os.File
+	StdoutPath string
+	StdoutCap  int
+
+	// Standard error, like standard output.
+	StderrFile *os.File
+	StderrPath string
+	StderrCap  int
+
+	// Limits for this run; zero fields take Config's defaults.
+	Limits Limits
+}
+
+// Result is what a run did. CPU, Wall and Memory are measured on every run.
+type Result struct {
+	Status Status
+	// ExitCode is the main process's exit code, or -1 when a signal killed it.
+	ExitCode int
+	// Signal is the signal that killed the main process, or 0.
+	Signal int
+	// CPU is the CPU time of all threads of all processes of the run (cgroup).
+	CPU time.Duration
+	// Wall is the real time from start to the main process's exit.
+	Wall time.Duration
+	// Memory is the peak memory of the run in bytes (cgroup).
+	Memory int64
+	// StdoutBytes and StderrBytes count everything written (captured, or the size of
+	// the output file), including what was cut from Stdout/Stderr.
+	StdoutBytes, StderrBytes int64
+	// Stdout and Stderr hold the start of captured streams, up to their caps.
+	Stdout, Stderr []byte
+	// Error explains SE (the failed step), and gives details for other statuses: the
+	// signal, the seccomp kill, which limit was exceeded.
+	Error string
+	// Limits are the limits the run actually had (Spec.Limits with defaults applied).
+	Limits Limits
+}

@@ -1,0 +1,289 @@
+package sandbox
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	sharedOnce sync.Once
+	shared     *Pool
+	sharedErr  error
+)
+
+// pool returns the suite's shared two-slot pool; TestMain closes it after the suite and
+// then checks that nothing is left.
+func pool(t *testing.T) *Pool {
+	t.Helper()
+	sharedOnce.Do(func() {
+		cfg := DefaultConfig()
+		cfg.PoolSize = 2
+		shared, sharedErr = NewPool(cfg)
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return shared
+}
+
+// run runs a test program from testdata with a short CPU limit.
+func run(t *testing.T, spec Spec) Result {
+	t.Helper()
+	spec.ReadOnly = append(spec.ReadOnly, bins)
+	if spec.Limits.CPU == 0 {
+		spec.Limits.CPU = 300 * time.Millisecond
+	}
+	res, err := pool(t).Run(context.Background(), spec)
+	if err != nil && res.Status != SE {
+		t.Fatalf("err %v with status %s", err, res.Status)
+	}
+	t.Logf("%v: status %s exit %d signal %d cpu %v wall %v mem %d KiB out %d err %q; stdout %.200q stderr %.200q",
+		spec.Args, res.Status, res.ExitCode, res.Signal, res.CPU, res.Wall, res.Memory>>10,
+		res.StdoutBytes, res.Error, res.Stdout, res.Stderr)
+	return res
+}
+
+func TestHostilePrograms(t *testing.T) {
+	small := Limits{Stack: 8 * MiB}
+	cases := []struct {
+		name string
+		args []string
+		lim  Limits
+		want Status
+	}{
+		{"fork bomb", []string{bin("forkbomb")}, Limits{}, TLE},
+		{"thread bomb", []string{bin("threadbomb")}, Limits{}, TLE},
+		{"malloc and touch 1 GiB under 256 MiB", []string{bin("malloc"), "1024"}, Limits{CPU: 3 * time.Second}, MLE},
+		{"512 MiB static array", []string{bin("bigarray")}, Limits{CPU: 3 * time.Second}, MLE},
+		{"infinite loop", []string{bin("burn")}, Limits{}, TLE},
+		{"sleep 10 s", []string{bin("sleep")}, Limits{}, TLE},
+		{"spin on clock_gettime", []string{bin("burn"), "-1", "1", "clock"}, Limits{}, TLE},
+		{"1 GiB to stdout", []string{bin("output")}, Limits{CPU: 2 * time.Second}, OLE},
+		{"stack overflow under 8 MiB", []string{bin("stack")}, small, RE},
+		{"stderr then exit 0", []string{bin("stderr")}, Limits{}, OK},
+		{"exit code 3", []string{"sh", "-c", "exit 3"}, Limits{}, RE},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res := run(t, Spec{Args: c.args, Limits: c.lim})
+			if res.Status != c.want {
+				t.Fatalf("status %s (%s), want %s", res.Status, res.Error, c.want)
+			}
+		})
+	}
+}
+
+func TestWallLimitCatchesBlockedRead(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close() // held open: the program's read never returns
+	res := run(t, Spec{Args: []string{bin("sleep"), "read"}, StdinFile: r, Limits: Limits{CPU: 200 * time.Millisecond, Wall: 700 * time.Millisecond}})
+	if res.Status != TLE || res.Wall < 600*time.Millisecond || res.Wall > 1500*time.Millisecond {
+		t.Fatalf("status %s wall %v, want TLE at about 700ms", res.Status, res.Wall)
+	}
+}
+
+func TestBigFileIsCutAtOutputLimit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := run(t, Spec{Args: []string{bin("output"), "/w/big"}, Dir: dir, Limits: Limits{CPU: 2 * time.Second, Output: 8 * MiB}})
+	if res.Status != OLE {
+		t.Fatalf("status %s, want OLE", res.Status)
+	}
+	st, err := os.Stat(filepath.Join(dir, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > 8*MiB {
+		t.Fatalf("file of %d bytes on the host, want ≤ 8 MiB", st.Size())
+	}
+}
+
+func TestAttacksAreBlocked(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	other := t.TempDir() // stands for another run's work dir on the host
+	if err := os.WriteFile(filepath.Join(other, "secret"), []byte("other run's data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	attacks := [][]string{
+		{"read", "/etc/shadow"},
+		{"ls", "/root"},
+		{"read", "/root/.bashrc"},
+		{"read", "/proc/1/environ"},
+		{"read", filepath.Join(other, "secret")},
+		{"write", "/usr/bin/oj-pwned"},
+		{"write", "/etc/oj-pwned"},
+		{"write", "/oj-pwned"},
+		{"write", "/dev/oj-pwned"},
+		{"write", "/proc/sys/kernel/hostname"},
+		{"connect", port},
+		{"ptrace-self"},
+		{"ptrace-parent"},
+		{"kill-parent"},
+		{"mount"},
+		{"unshare"},
+		{"setns"},
+		{"clone-newuser"},
+	}
+	for _, a := range attacks {
+		t.Run(strings.Join(a, " "), func(t *testing.T) {
+			t.Parallel()
+			res := run(t, Spec{Args: append([]string{bin("attack")}, a...), Limits: Limits{CPU: time.Second}})
+			if res.Status != OK || !strings.HasPrefix(string(res.Stdout), "blocked") {
+				t.Fatalf("status %s stdout %q: the attack was not blocked", res.Status, res.Stdout)
+			}
+		})
+	}
+}
+
+func TestKillAllSparesWorkerAndOtherRuns(t *testing.T) {
+	var wg sync.WaitGroup
+	var other Result
+	wg.Go(func() {
+		other = run(t, Spec{Args: []string{bin("burn"), "400"}, Limits: Limits{CPU: 2 * time.Second}})
+	})
+	time.Sleep(50 * time.Millisecond)
+	res := run(t, Spec{Args: []string{bin("attack"), "kill-all"}, Limits: Limits{CPU: time.Second}})
+	wg.Wait()
+	if res.Status != RE || res.Signal != 9 {
+		t.Errorf("kill(-1) run: status %s signal %d, want RE by SIGKILL (it killed itself)", res.Status, res.Signal)
+	}
+	if other.Status != OK {
+		t.Errorf("the concurrent run: status %s (%s), want OK", other.Status, other.Error)
+	}
+	if res := run(t, Spec{Args: []string{"true"}}); res.Status != OK {
+		t.Errorf("a run after kill(-1): status %s, want OK", res.Status)
+	}
+}
+
+func TestSymlinkLeftInWorkDirDoesNotLeak(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := run(t, Spec{Args: []string{bin("attack"), "symlink", "/etc/shadow", "/w/leak"}, Dir: dir})
+	if res.Status != OK || !strings.HasPrefix(string(res.Stdout), "blocked") {
+		t.Fatalf("inside: status %s stdout %q", res.Status, res.Stdout)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "leak")); err != nil || target != "/etc/shadow" {
+		t.Fatalf("the program should have left a symlink: %q %v", target, err)
+	}
+	if b, err := ReadWorkFile(dir, "leak", 1<<20); err == nil {
+		t.Fatalf("ReadWorkFile followed the symlink: %q", b)
+	}
+}
+
+func TestWorkDirRoundTrip(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("3 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, Spec{Args: []string{"sh", "-c", bin("aplusb") + " < in.txt > out.txt && touch /tmp/x && pwd"}, Dir: dir})
+	if res.Status != OK || string(res.Stdout) != "/w\n" {
+		t.Fatalf("status %s stdout %q", res.Status, res.Stdout)
+	}
+	b, err := ReadWorkFile(dir, "out.txt", 100)
+	if err != nil || string(b) != "7\n" {
+		t.Fatalf("out.txt = %q, %v", b, err)
+	}
+}
+
+func TestStdinReaderAndPath(t *testing.T) {
+	t.Parallel()
+	res := run(t, Spec{Args: []string{bin("aplusb")}, Stdin: strings.NewReader("40 2\n")})
+	if res.Status != OK || string(res.Stdout) != "42\n" {
+		t.Fatalf("reader: status %s stdout %q", res.Status, res.Stdout)
+	}
+	in := filepath.Join(t.TempDir(), "in")
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(in, []byte("1 2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, Spec{Args: []string{bin("aplusb")}, StdinPath: in, StdoutPath: out})
+	b, _ := os.ReadFile(out)
+	if res.Status != OK || string(b) != "3\n" || res.StdoutBytes != 2 {
+		t.Fatalf("path: status %s out %q bytes %d", res.Status, b, res.StdoutBytes)
+	}
+}
+
+func TestSetupFailureIsSE(t *testing.T) {
+	t.Parallel()
+	res := run(t, Spec{Args: []string{"/no/such/program"}})
+	if res.Status != SE || !strings.Contains(res.Error, "execve") {
+		t.Fatalf("status %s error %q, want SE naming execve", res.Status, res.Error)
+	}
+	if _, err := pool(t).Run(context.Background(), Spec{}); err == nil {
+		t.Fatal("empty Args accepted")
+	}
+	if _, err := pool(t).Run(context.Background(), Spec{Args: []string{"true"}, ReadOnly: []string{"/tmp/x"}}); err == nil {
+		t.Fatal("a read-only path under /tmp accepted")
+	}
+}
+
+func TestCanceledContextKillsRun(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	res, err := pool(t).Run(ctx, Spec{Args: []string{bin("sleep")}, ReadOnly: []string{bins}})
+	if err == nil || res.Status != SE || res.Wall > 2*time.Second {
+		t.Fatalf("status %s wall %v err %v, want SE soon after the cancel", res.Status, res.Wall, err)
+	}
+}
+
+func TestAccuracy(t *testing.T) {
+	t.Run("0.5 s of CPU", func(t *testing.T) {
+		res := run(t, Spec{Args: []string{bin("burn"), "500"}, Limits: Limits{CPU: 2 * time.Second}})
+		if res.Status != OK || res.CPU < 450*time.Millisecond || res.CPU > 550*time.Millisecond {
+			t.Fatalf("status %s cpu %v, want OK and 0.5 s ± 10 %%", res.Status, res.CPU)
+		}
+	})
+	t.Run("100 MiB touched", func(t *testing.T) {
+		res := run(t, Spec{Args: []string{bin("malloc"), "100"}})
+		if res.Status != OK || res.Memory < 90*MiB || res.Memory > 110*MiB {
+			t.Fatalf("status %s memory %d MiB, want OK and 100 MiB ± 10 %%", res.Status, res.Memory/MiB)
+		}
+	})
+	t.Run("4 threads charged", func(t *testing.T) {
+		res := run(t, Spec{Args: []string{bin("burn"), "250", "4"}, Limits: Limits{CPU: 3 * time.Second}})
+		if res.Status != OK || res.CPU < 900*time.Millisecond || res.CPU > 1100*time.Millisecond {
+			t.Fatalf("status %s cpu %v, want OK and 4 × 0.25 s = 1 s ± 10 %%", res.Status, res.CPU)
+		}
+	})
+}
+
+func TestCloseIsIdempotent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PoolSize = 1
+	p, err := NewPool(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := p.Run(context.Background(), Spec{Args: []string{"true"}}); err != nil || res.Status != OK {
+		t.Fatalf("status %s err %v", res.Status, err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := p.Run(context.Background(), Spec{Args: []string{"true"}}); err == nil || res.Status != SE {
+		t.Fatal("Run after Close worked")
+	}
+}

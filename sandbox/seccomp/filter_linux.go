@@ -1,0 +1,82 @@
+package seccomp
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	libseccomp "github.com/seccomp/libseccomp-golang"
+	"golang.org/x/sys/unix"
+)
+
+// Build returns the filter as a classic BPF program (an array of struct sock_filter).
+func Build() ([]byte, error) {
+	f, err := libseccomp.NewFilter(libseccomp.ActAllow)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp filter: %w", err)
+	}
+	defer f.Release()
+	// The init sets no_new_privs itself, in the right order with the uid change.
+	if err := f.SetNoNewPrivsBit(false); err != nil {
+		return nil, fmt.Errorf("seccomp nnp: %w", err)
+	}
+	if err := f.SetBadArchAction(libseccomp.ActKillProcess); err != nil {
+		return nil, fmt.Errorf("seccomp bad arch: %w", err)
+	}
+	eperm := libseccomp.ActErrno.SetReturnCode(int16(syscall.EPERM))
+	for _, name := range Denied {
+		sc, err := libseccomp.GetSyscallFromName(name)
+		if err != nil {
+			continue
+		}
+		if err := f.AddRule(sc, eperm); err != nil {
+			return nil, fmt.Errorf("seccomp deny %s: %w", name, err)
+		}
+	}
+	clone, err := libseccomp.GetSyscallFromName("clone")
+	if err != nil {
+		return nil, fmt.Errorf("seccomp clone: %w", err)
+	}
+	for _, flag := range namespaceFlags {
+		c, err := libseccomp.MakeCondition(0, libseccomp.CompareMaskedEqual, flag, flag)
+		if err != nil {
+			return nil, fmt.Errorf("seccomp clone condition: %w", err)
+		}
+		if err := f.AddRuleConditional(clone, eperm, []libseccomp.ScmpCondition{c}); err != nil {
+			return nil, fmt.Errorf("seccomp clone rule: %w", err)
+		}
+	}
+	if clone3, err := libseccomp.GetSyscallFromName("clone3"); err == nil {
+		if err := f.AddRule(clone3, libseccomp.ActErrno.SetReturnCode(int16(syscall.ENOSYS))); err != nil {
+			return nil, fmt.Errorf("seccomp clone3: %w", err)
+		}
+	}
+	if pers, err := libseccomp.GetSyscallFromName("personality"); err == nil {
+		for _, bit := range personalityBits {
+			// Bit 31 is in the mask so the query value 0xffffffff never matches.
+			c, err := libseccomp.MakeCondition(0, libseccomp.CompareMaskedEqual, bit|0x80000000, bit)
+			if err != nil {
+				return nil, fmt.Errorf("seccomp personality condition: %w", err)
+			}
+			if err := f.AddRuleConditional(pers, eperm, []libseccomp.ScmpCondition{c}); err != nil {
+				return nil, fmt.Errorf("seccomp personality: %w", err)
+			}
+		}
+	}
+	// ExportBPFMem needs libseccomp 2.6; a memfd works with 2.5 (Debian 12).
+	fd, err := unix.MemfdCreate("oj-seccomp", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp export: %w", err)
+	}
+	mf := os.NewFile(uintptr(fd), "oj-seccomp")
+	defer mf.Close()
+	if err := f.ExportBPF(mf); err != nil {
+		return nil, fmt.Errorf("seccomp export: %w", err)
+	}
+	b, err := io.ReadAll(io.NewSectionReader(mf, 0, 1<<24))
+	if err != nil {
+		return nil, fmt.Errorf("seccomp export: %w", err)
+	}
+	return b, nil
+}

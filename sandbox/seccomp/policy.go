@@ -1,0 +1,47 @@
+package seccomp
+
+// Denied lists the system calls refused with EPERM. Names unknown to the running
+// kernel's architecture are skipped.
+var Denied = []string{
+	// debugging and other processes' memory
+	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+	// mounts and namespaces
+	"mount", "umount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+	"open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+	"open_by_handle_at", "name_to_handle_at",
+	// keyrings, BPF, perf, io_uring
+	"keyctl", "add_key", "request_key", "bpf", "perf_event_open",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	// the machine itself
+	"kexec_load", "kexec_file_load", "reboot", "init_module", "finit_module",
+	"delete_module", "swapon", "swapoff", "syslog", "acct", "settimeofday",
+	"clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+	"iopl", "ioperm", "quotactl", "nfsservctl", "lookup_dcookie", "vhangup",
+	// memory tricks useful for kernel exploits
+	"userfaultfd", "move_pages", "migrate_pages", "mbind", "set_mempolicy",
+	// fanotify and handles on the host
+	"fanotify_init",
+}
+
+// namespaceFlags are the clone flags that create namespaces; clone with any of them is
+// refused.
+var namespaceFlags = []uint64{
+	0x00020000, // CLONE_NEWNS
+	0x02000000, // CLONE_NEWCGROUP
+	0x04000000, // CLONE_NEWUTS
+	0x08000000, // CLONE_NEWIPC
+	0x10000000, // CLONE_NEWUSER
+	0x20000000, // CLONE_NEWPID
+	0x40000000, // CLONE_NEWNET
+	0x00000080, // CLONE_NEWTIME
+}
+
+// personalityBits are refused in personality(2): any execution domain other than
+// PER_LINUX (the low byte) and the flags that weaken the address space
+// (ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT, READ_IMPLIES_EXEC,
+// ADDR_LIMIT_32BIT, ADDR_LIMIT_3GB). The query personality(0xffffffff) and
+// personality(PER_LINUX) keep working.
+var personalityBits = []uint64{
+	0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80,
+	0x0040000, 0x0100000, 0x0200000, 0x0400000, 0x0800000, 0x8000000,
+}
