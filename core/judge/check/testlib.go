@@ -1,0 +1,85 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"oj/core/job"
+)
+
+// testlib's exit codes.
+const (
+	ExitOK      = 0
+	ExitWA      = 1
+	ExitPE      = 2
+	ExitFail    = 3
+	ExitPoints  = 7
+	maxMsgBytes = 1024
+)
+
+// Testlib maps a testlib-protocol program's end (a checker or an interactor) to a
+// result: exit 0 AC, 1 WA, 2 PE, 7 partial points, and anything else — exit 3 (the
+// checker's own failure), another code, a signal, a resource limit — SE: a broken
+// checker must never pass a solution. For 7 the points are the first number of the
+// checker's message (stderr, or stdout when stderr is empty), after an optional word
+// "points"; they are the fraction of the case's score in [0, 1], 1 meaning AC.
+// ok says whether the program ended normally (not killed, not over a limit).
+func Testlib(ok bool, exitCode int, stdout, stderr []byte) Result {
+	msg := stderr
+	if len(bytes.TrimSpace(msg)) == 0 {
+		msg = stdout
+	}
+	text := clip(msg)
+	if !ok {
+		return Result{Verdict: job.VerdictSE, Message: "checker crashed or exceeded its limits: " + text}
+	}
+	switch exitCode {
+	case ExitOK:
+		return Result{Verdict: job.VerdictAC, Points: 1, Message: text}
+	case ExitWA:
+		return Result{Verdict: job.VerdictWA, Message: text}
+	case ExitPE:
+		return Result{Verdict: job.VerdictPE, Message: text}
+	case ExitPoints:
+		p, err := parsePoints(text)
+		if err != nil {
+			return Result{Verdict: job.VerdictSE, Message: "checker gave partial points: " + err.Error()}
+		}
+		switch {
+		case p >= 1:
+			return Result{Verdict: job.VerdictAC, Points: 1, Message: text}
+		case p <= 0:
+			return Result{Verdict: job.VerdictWA, Message: text}
+		}
+		return Result{Verdict: job.VerdictPC, Points: p, Message: text}
+	case ExitFail:
+		return Result{Verdict: job.VerdictSE, Message: "checker failed: " + text}
+	}
+	return Result{Verdict: job.VerdictSE, Message: fmt.Sprintf("checker exited %d: %s", exitCode, text)}
+}
+
+func parsePoints(msg string) (float64, error) {
+	f := strings.Fields(msg)
+	if len(f) > 0 && strings.EqualFold(f[0], "points") {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return 0, fmt.Errorf("no points in %q", msg)
+	}
+	p, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || math.IsNaN(p) || p < 0 || p > 1 {
+		return 0, fmt.Errorf("points %q not a number in [0, 1]", f[0])
+	}
+	return p, nil
+}
+
+func clip(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > maxMsgBytes {
+		s = s[:maxMsgBytes] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
+}

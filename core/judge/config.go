@@ -1,0 +1,115 @@
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"oj/core/judge/cache"
+	"oj/core/judge/problem"
+)
+
+// Config is the judge's part of ojd.yaml (key "judge").
+type Config struct {
+	// WorkDir holds the per-task directories (removed after each task) and the
+	// worker's precompiled headers.
+	WorkDir string `mapstructure:"work_dir"`
+	// LanguagesFile is a languages file; empty means the embedded defaults.
+	LanguagesFile string         `mapstructure:"languages_file"`
+	Cache         cache.Config   `mapstructure:"cache"`
+	PackageLimits problem.Limits `mapstructure:"package_limits"`
+	// Compile bounds every compilation (a language's compile_time_factor scales CPU
+	// and wall).
+	Compile Limits `mapstructure:"compile"`
+	// Checker bounds testlib checkers and interactors (an interactor's wall limit also
+	// follows the solution's).
+	Checker Limits `mapstructure:"checker"`
+	// OutputLimitMB bounds what one run may write (OLE beyond).
+	OutputLimitMB int `mapstructure:"output_limit_mb"`
+	// WallFactor and WallExtra give a run's wall limit: CPU limit × factor + extra.
+	WallFactor float64       `mapstructure:"wall_factor"`
+	WallExtra  time.Duration `mapstructure:"wall_extra"`
+	// CompileOutputBytes bounds the compiler output returned and stored.
+	CompileOutputBytes int `mapstructure:"compile_output_bytes"`
+	// ExcerptBytes bounds each stored stdout/stderr excerpt of a case.
+	ExcerptBytes int `mapstructure:"excerpt_bytes"`
+	// PrecompiledHeaders builds each language's precompiled header and warms its
+	// compile cache once per worker (in the background; compiles go without until then).
+	PrecompiledHeaders bool `mapstructure:"precompiled_headers"`
+	// StoreArtefacts writes compile logs and case excerpts to the object store.
+	StoreArtefacts bool `mapstructure:"store_artefacts"`
+}
+
+// Limits bound an auxiliary run (compiler, checker, interactor).
+type Limits struct {
+	CPU       time.Duration `mapstructure:"cpu"`
+	Wall      time.Duration `mapstructure:"wall"`
+	MemoryMB  int           `mapstructure:"memory_mb"`
+	OutputMB  int           `mapstructure:"output_mb"`
+	Processes int           `mapstructure:"processes"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{
+		WorkDir:            "/var/lib/oj/work",
+		Cache:              cache.DefaultConfig(),
+		PackageLimits:      problem.DefaultLimits(),
+		Compile:            Limits{CPU: 10 * time.Second, Wall: 20 * time.Second, MemoryMB: 1024, OutputMB: 64, Processes: 32},
+		Checker:            Limits{CPU: 10 * time.Second, Wall: 20 * time.Second, MemoryMB: 1024, OutputMB: 16, Processes: 1},
+		OutputLimitMB:      64,
+		WallFactor:         3,
+		WallExtra:          time.Second,
+		CompileOutputBytes: 16 << 10,
+		ExcerptBytes:       1 << 10,
+		PrecompiledHeaders: true,
+		StoreArtefacts:     true,
+	}
+}
+
+// Validate names the first bad key.
+func (c Config) Validate() error {
+	switch {
+	case c.WorkDir == "":
+		return errors.New("judge.work_dir: empty")
+	case c.OutputLimitMB <= 0:
+		return errors.New("judge.output_limit_mb: must be > 0")
+	case c.WallFactor < 1:
+		return errors.New("judge.wall_factor: must be >= 1")
+	case c.WallExtra < 0:
+		return errors.New("judge.wall_extra: must be >= 0")
+	case c.CompileOutputBytes <= 0:
+		return errors.New("judge.compile_output_bytes: must be > 0")
+	case c.ExcerptBytes < 0:
+		return errors.New("judge.excerpt_bytes: must be >= 0")
+	}
+	if err := c.Compile.validate("judge.compile"); err != nil {
+		return err
+	}
+	if err := c.Checker.validate("judge.checker"); err != nil {
+		return err
+	}
+	if err := c.Cache.Validate(); err != nil {
+		return fmt.Errorf("judge.%w", err)
+	}
+	if err := c.PackageLimits.Validate(); err != nil {
+		return fmt.Errorf("judge.package_limits.%w", err)
+	}
+	return nil
+}
+
+func (l Limits) validate(key string) error {
+	switch {
+	case l.CPU <= 0:
+		return fmt.Errorf("%s.cpu: must be > 0", key)
+	case l.Wall < l.CPU:
+		return fmt.Errorf("%s.wall: must be >= cpu", key)
+	case l.MemoryMB <= 0:
+		return fmt.Errorf("%s.memory_mb: must be > 0", key)
+	case l.OutputMB <= 0:
+		return fmt.Errorf("%s.output_mb: must be > 0", key)
+	case l.Processes <= 0:
+		return fmt.Errorf("%s.processes: must be > 0", key)
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+// Package judge turns a submission into a verdict: it fetches the problem package
+// through the worker's cache, compiles the source in the sandbox, runs every case with
+// the problem's limits times the language's factors, checks each output (compare modes,
+// testlib checkers, interactors), and scores subtasks.
+//
+// What is an Outcome and what is an error. Judge returns an error when it could not
+// decide and another attempt might: the object store or the cache failed, the sandbox
+// could not run a program or reported its own failure (status SE), the worker lacks the
+// language's toolchain, the context ended. It returns an Outcome for everything decided,
+// including verdict SE when the problem itself is broken — a testlib checker or
+// interactor that does not compile, crashes, exits 3 or with an unknown code, or gives
+// malformed points: retrying would give the same answer, so the submission finishes with
+// SE at once rather than after max_attempts retries, and a broken checker never passes a
+// solution.
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+
+	"oj/core/job"
+	"oj/core/judge/cache"
+	"oj/core/judge/lang"
+	"oj/core/judge/objstore"
+)
+
+// Errors for tasks a judge cannot take.
+var (
+	ErrUnknownLanguage     = errors.New("unknown language")
+	ErrLanguageUnavailable = errors.New("language toolchain unavailable on this worker")
+	ErrClosed              = errors.New("judge closed")
+)
+
+// Judge judges tasks. It is safe for concurrent use; each Judge call uses its own
+// directories and sandbox runs.
+type Judge struct {
+	cfg     Config
+	runner  Runner
+	store   objstore.Store
+	cache   *cache.Cache
+	langs   *lang.Set
+	missing map[string][]lang.Missing
+	log     *slog.Logger
+
+	builds singleflight.Group // testlib checkers and interactors, per package
+	pch    *pchSet
+	warm   *warmCaches
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// New builds a judge: it loads the languages, checks their toolchains (logging those
+// this host cannot provide, which Supports then refuses), opens the package cache and
+// starts building precompiled headers and warming compile caches in the background.
+func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Judge, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if runner == nil || store == nil {
+		return nil, errors.New("judge: runner and store are required")
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	langs, err := lang.Load(cfg.LanguagesFile)
+	if err != nil {
+		return nil, fmt.Errorf("judge.languages_file: %w", err)
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o711); err != nil {
+		return nil, fmt.Errorf("judge: work dir: %w", err)
+	}
+	c, err := cache.New(cfg.Cache, store, cfg.PackageLimits)
+	if err != nil {
+		return nil, fmt.Errorf("judge: %w", err)
+	}
+	j := &Judge{cfg: cfg, runner: runner, store: store, cache: c, langs: langs,
+		missing: map[string][]lang.Missing{}, log: log}
+	for _, m := range langs.CheckToolchains() {
+		j.missing[m.Language] = append(j.missing[m.Language], m)
+		log.Warn("language unavailable on this worker", "language", m.Language, "path", m.Path, "reason", m.Reason)
+	}
+	j.pch = newPCHSet(filepath.Join(cfg.WorkDir, "pch"))
+	j.warm = newWarmCaches(filepath.Join(cfg.WorkDir, "warm"))
+	if cfg.PrecompiledHeaders {
+		for _, l := range langs.All() {
+			if len(j.missing[l.ID]) > 0 {
+				continue
+			}
+			if l.PrecompiledHeader != nil {
+				j.wg.Add(1)
+				go func() {
+					defer j.wg.Done()
+					if err := j.pch.build(l); err != nil {
+						log.Warn("precompiled header not built; compiling without", "language", l.ID, "err", err)
+					}
+				}()
+			}
+			if l.CompileCache != nil {
+				j.wg.Add(1)
+				go func() {
+					defer j.wg.Done()
+					if err := j.warm.build(l); err != nil {
+						log.Warn("compile cache not warmed; compiling cold", "language", l.ID, "err", err)
+					}
+				}()
+			}
+		}
+	}
+	return j, nil
+}
+
+// Languages returns the configured languages.
+func (j *Judge) Languages() *lang.Set { return j.langs }
+
+// Supports reports whether this worker can judge the language (configured and its
+// toolchain present). The worker should not claim tasks it does not support.
+func (j *Judge) Supports(language string) bool {
+	_, ok := j.langs.Get(language)
+	return ok && len(j.missing[language]) == 0
+}
+
+// Unavailable lists the configured languages whose toolchains this host lacks.
+func (j *Judge) Unavailable() []lang.Missing {
+	var out []lang.Missing
+	for _, ms := range j.missing {
+		out = append(out, ms...)
+	}
+	return out
+}
+
+// WaitReady waits for the background set-up (precompiled headers) to finish.
+func (j *Judge) WaitReady(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { j.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close waits for background work and releases nothing else: tasks in flight finish.
+func (j *Judge) Close() error {
+	j.mu.Lock()
+	j.closed = true
+	j.mu.Unlock()
+	j.wg.Wait()
+	return nil
+}
+
+// Judge judges one task (see the package comment for Outcome versus error).
+func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
+	j.mu.Lock()
+	closed := j.closed
+	j.mu.Unlock()
+	if closed {
+		return job.Outcome{}, ErrClosed
+	}
+	l, ok := j.langs.Get(t.Language)
+	if !ok {
+		return job.Outcome{}, fmt.Errorf("judge %s: %w %q", t.SubmissionID, ErrUnknownLanguage, t.Language)
+	}
+	if ms := j.missing[l.ID]; len(ms) > 0 {
+		return job.Outcome{}, fmt.Errorf("judge %s: %w: %s", t.SubmissionID, ErrLanguageUnavailable, ms[0])
+	}
+	ent, err := j.cache.Acquire(ctx, t.ProblemSHA256)
+	if err != nil {
+		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
+	}
+	defer ent.Release()
+	dir, err := os.MkdirTemp(j.cfg.WorkDir, "task-")
+	if err != nil {
+		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
+	}
+	defer os.RemoveAll(dir)
+	tk := &task{j: j, t: t, lang: l, ent: ent, dir: dir}
+	out, arts, err := tk.judge(ctx)
+	if err != nil {
+		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
+	}
+	if j.cfg.StoreArtefacts {
+		j.storeArtefacts(ctx, t, arts)
+	}
+	return out, nil
+}

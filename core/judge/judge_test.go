@@ -1,0 +1,257 @@
+package judge
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"oj/core/job"
+	"oj/core/judge/objstore"
+	"oj/core/judge/problem/problemtest"
+)
+
+func zipOf(files map[string]string) []byte { return problemtest.Zip(files) }
+
+func withFiles(files map[string]string, extra map[string]string) map[string]string {
+	for k, v := range extra {
+		files[k] = v
+	}
+	return files
+}
+
+// aplusb is the corpus problem: two cases, 500 ms, 64 MiB.
+func aplusb(checker string) map[string]string {
+	return problemtest.Cases(map[string]string{
+		"problem.yaml": "title: A+B\ntime_limit_ms: 500\nmemory_limit_mb: 64\nchecker: {type: " + checker + "}\n",
+	}, [2]string{"1 2\n", "3\n"}, [2]string{"1000000000 2000000000\n", "3000000000\n"})
+}
+
+var extOf = map[string]string{"c11": "c", "cpp17": "cpp", "python3": "py", "go": "go", "java17": "java", "rust": "rs"}
+
+// TestCorpus judges every language's corpus against the expected verdicts.
+func TestCorpus(t *testing.T) {
+	needSandbox(t)
+	lines := putProblem(t, aplusb("lines"))
+	exact := putProblem(t, aplusb("exact"))
+	type want struct {
+		prog    string
+		sha     string
+		verdict job.Verdict
+	}
+	wants := []want{
+		{"ac", lines, job.VerdictAC},
+		{"wa", lines, job.VerdictWA},
+		{"pe", exact, job.VerdictPE},
+		{"pe", lines, job.VerdictAC},
+		{"tle", lines, job.VerdictTLE},
+		{"mle", lines, job.VerdictMLE},
+		{"segv", lines, job.VerdictRE},
+		{"exit", lines, job.VerdictRE},
+		{"ce", lines, job.VerdictCE},
+		{"ole", lines, job.VerdictOLE},
+	}
+	for _, language := range []string{"c11", "cpp17", "python3", "go", "java17", "rust"} {
+		t.Run(language, func(t *testing.T) {
+			t.Parallel()
+			if !testJudge.Supports(language) {
+				t.Skipf("toolchain missing: %v", testJudge.Unavailable())
+			}
+			for _, w := range wants {
+				name := w.prog
+				if w.sha == exact {
+					name += "_under_exact"
+				}
+				t.Run(name, func(t *testing.T) {
+					src := readSource(t, filepath.Join("corpus", language, w.prog+"."+extOf[language]))
+					out := judgeWith(t, testJudge, w.sha, language, src)
+					if out.Verdict != w.verdict {
+						t.Fatalf("verdict %s, want %s; cases %+v; compile output %q", out.Verdict, w.verdict, out.Cases, out.CompileOutput)
+					}
+					switch w.verdict {
+					case job.VerdictAC:
+						if out.Score != 100 || len(out.Cases) != 2 {
+							t.Fatalf("AC with score %v, %d cases", out.Score, len(out.Cases))
+						}
+					case job.VerdictCE:
+						if strings.TrimSpace(out.CompileOutput) == "" || len(out.Cases) != 0 {
+							t.Fatalf("CE without the compiler's message (%q) or with cases", out.CompileOutput)
+						}
+					default:
+						if out.Score != 0 || len(out.Cases) != 2 {
+							t.Fatalf("%s with score %v, %d cases", w.verdict, out.Score, len(out.Cases))
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestFloatChecker(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, problemtest.Cases(map[string]string{
+		"problem.yaml": "title: Divide\nchecker: {type: float, epsilon: 1e-6}\n",
+	}, [2]string{"1 3\n", "0.333333333333\n"}, [2]string{"22 7\n", "3.142857142857\n"}))
+	if out := judgeWith(t, testJudge, sha, "python3", readSource(t, "problems/divide.py")); out.Verdict != job.VerdictAC {
+		t.Fatalf("precise answer: %s %+v", out.Verdict, out.Cases)
+	}
+	if out := judgeWith(t, testJudge, sha, "python3", readSource(t, "problems/divide_rounded.py")); out.Verdict != job.VerdictWA {
+		t.Fatalf("rounded answer: %s %+v", out.Verdict, out.Cases)
+	}
+}
+
+func TestSubtasksScorePartially(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, problemtest.Cases(map[string]string{
+		"problem.yaml": "title: A+B subtasks\nsubtasks:\n  - {score: 30, cases: [1, 2]}\n  - {score: 70, cases: [3, 4]}\n",
+	}, [2]string{"1 2\n", "3\n"}, [2]string{"5 6\n", "11\n"}, [2]string{"1000 2000\n", "3000\n"}, [2]string{"5 999\n", "1004\n"}))
+	out := judgeWith(t, testJudge, sha, "cpp17", readSource(t, "problems/small_only.cpp"))
+	if out.Verdict != job.VerdictWA || out.Score != 30 {
+		t.Fatalf("verdict %s score %v, want WA 30; %+v", out.Verdict, out.Score, out.Cases)
+	}
+	for _, c := range out.Cases {
+		wantSub := 1
+		if c.Index > 2 {
+			wantSub = 2
+		}
+		if c.Subtask != wantSub {
+			t.Errorf("case %d in subtask %d", c.Index, c.Subtask)
+		}
+	}
+	out = judgeWith(t, testJudge, sha, "cpp17", readSource(t, "corpus/cpp17/ac.cpp"))
+	if out.Verdict != job.VerdictAC || out.Score != 100 {
+		t.Fatalf("AC: %s %v", out.Verdict, out.Score)
+	}
+}
+
+func divisorProblem(checker string) map[string]string {
+	return problemtest.Cases(map[string]string{
+		"problem.yaml": "title: Divisor\nchecker: {type: testlib, source: checker.cpp}\n",
+		"checker.cpp":  checker,
+	}, [2]string{"12\n", "2\n"}, [2]string{"35\n", "5\n"})
+}
+
+func TestTestlibChecker(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, divisorProblem(readSource(t, "problems/divisor_checker.cpp")))
+	cases := []struct {
+		name    string
+		src     string
+		verdict job.Verdict
+		score   float64
+	}{
+		{"any divisor is AC", "n = int(input())\nprint(next(d for d in range(2, n + 1) if n % d == 0))\n", job.VerdictAC, 100},
+		{"trivial divisor earns half", "input()\nprint(1)\n", job.VerdictPC, 50},
+		{"non-divisor is WA", "input()\nprint(4 if False else 11)\n", job.VerdictWA, 0},
+		{"no number is PE", "input()\nprint('none')\n", job.VerdictPE, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := judgeWith(t, testJudge, sha, "python3", c.src)
+			if out.Verdict != c.verdict || out.Score != c.score {
+				t.Fatalf("got %s %v, want %s %v; %+v", out.Verdict, out.Score, c.verdict, c.score, out.Cases)
+			}
+		})
+	}
+	t.Run("checker failure is SE", func(t *testing.T) {
+		sha := putProblem(t, divisorProblem(readSource(t, "problems/failing_checker.cpp")))
+		out := judgeWith(t, testJudge, sha, "python3", "input()\nprint(2)\n")
+		if out.Verdict != job.VerdictSE || out.Score != 0 {
+			t.Fatalf("got %s %v", out.Verdict, out.Score)
+		}
+	})
+	t.Run("crashing checker is SE never AC", func(t *testing.T) {
+		sha := putProblem(t, divisorProblem(readSource(t, "problems/crashing_checker.cpp")))
+		out := judgeWith(t, testJudge, sha, "python3", "n = int(input())\nprint(n)\n")
+		if out.Verdict != job.VerdictSE || out.Score != 0 {
+			t.Fatalf("got %s %v", out.Verdict, out.Score)
+		}
+	})
+	t.Run("checker that does not compile is SE", func(t *testing.T) {
+		sha := putProblem(t, divisorProblem("int main( {"))
+		out := judgeWith(t, testJudge, sha, "python3", "print(2)\n")
+		if out.Verdict != job.VerdictSE || !strings.Contains(out.CompileOutput, "checker does not compile") {
+			t.Fatalf("got %s %q", out.Verdict, out.CompileOutput)
+		}
+	})
+}
+
+func guessProblem(interactor string) map[string]string {
+	return problemtest.Cases(map[string]string{
+		"problem.yaml":   "title: Guess\ntime_limit_ms: 500\ninteractor: interactor.cpp\n",
+		"interactor.cpp": interactor,
+	}, [2]string{"500\n", "-\n"}, [2]string{"1\n", "-\n"}, [2]string{"777\n", "-\n"})
+}
+
+func TestInteractive(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, guessProblem(readSource(t, "problems/guess_interactor.cpp")))
+	cases := []struct {
+		name, src string
+		verdict   job.Verdict
+	}{
+		{"binary search is AC", "problems/guess_ac.cpp", job.VerdictAC},
+		{"too many guesses is WA", "problems/guess_linear.cpp", job.VerdictWA},
+		{"never answering is TLE", "problems/guess_silent.cpp", job.VerdictTLE},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := judgeWith(t, testJudge, sha, "cpp17", readSource(t, c.src))
+			if out.Verdict != c.verdict {
+				t.Fatalf("got %s, want %s; %+v", out.Verdict, c.verdict, out.Cases)
+			}
+		})
+	}
+	t.Run("interactor crash is SE", func(t *testing.T) {
+		t.Parallel()
+		sha := putProblem(t, guessProblem(readSource(t, "problems/crashing_interactor.cpp")))
+		out := judgeWith(t, testJudge, sha, "cpp17", readSource(t, "problems/guess_ac.cpp"))
+		if out.Verdict != job.VerdictSE {
+			t.Fatalf("got %s; %+v", out.Verdict, out.Cases)
+		}
+	})
+}
+
+func TestArtefactsStoredBounded(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, aplusb("lines"))
+	ctx := context.Background()
+	out, err := testJudge.Judge(ctx, job.Task{SubmissionID: "artefacts", Attempt: 2, ProblemSHA256: sha,
+		Language: "cpp17", Source: readSource(t, "corpus/cpp17/ole.cpp")})
+	if err != nil || out.Verdict != job.VerdictOLE {
+		t.Fatalf("%v %v", out.Verdict, err)
+	}
+	rc, err := testStore.Get(ctx, objstore.RunKey("artefacts", 2, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(rc)
+	rc.Close()
+	if len(b) > 8<<10 || !strings.Contains(string(b), `"verdict":"OLE"`) || !strings.Contains(string(b), "truncated") {
+		t.Fatalf("cases.json (%d bytes): %.300s", len(b), b)
+	}
+	out, err = testJudge.Judge(ctx, job.Task{SubmissionID: "artefacts-ce", Attempt: 1, ProblemSHA256: sha,
+		Language: "cpp17", Source: readSource(t, "corpus/cpp17/ce.cpp")})
+	if err != nil || out.Verdict != job.VerdictCE {
+		t.Fatalf("%v %v", out.Verdict, err)
+	}
+	if ok, err := testStore.Exists(ctx, objstore.RunKey("artefacts-ce", 1, "compile.log")); !ok || err != nil {
+		t.Fatalf("compile log not stored: %v", err)
+	}
+}
+
+func TestUndecidableTasksAreErrors(t *testing.T) {
+	needSandbox(t)
+	ctx := context.Background()
+	sha := putProblem(t, aplusb("lines"))
+	if _, err := testJudge.Judge(ctx, job.Task{SubmissionID: "x", ProblemSHA256: sha, Language: "cobol", Source: "x"}); err == nil {
+		t.Fatal("unknown language judged")
+	}
+	missing := objstore.SHA256Hex([]byte("no such package"))
+	if _, err := testJudge.Judge(ctx, job.Task{SubmissionID: "x", ProblemSHA256: missing, Language: "cpp17", Source: "x"}); err == nil {
+		t.Fatal("missing package judged")
+	}
+}

@@ -1,0 +1,102 @@
+package lang
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDefaultsHaveTheSixLanguages(t *testing.T) {
+	s := Default()
+	for _, id := range []string{"c11", "cpp17", "python3", "go", "java17", "rust"} {
+		l, ok := s.Get(id)
+		if !ok {
+			t.Fatalf("default language %s missing", id)
+		}
+		if l.Lane == "" || l.TimeFactor <= 0 || l.MemoryFactor <= 0 || l.Processes <= 0 {
+			t.Errorf("%s: incomplete: %+v", id, l)
+		}
+	}
+	if l, _ := s.Get("python3"); l.Lane != "light" {
+		t.Errorf("python3 lane = %s, want light", l.Lane)
+	}
+	if l, _ := s.Get("cpp17"); l.Lane != "heavy" {
+		t.Errorf("cpp17 lane = %s, want heavy", l.Lane)
+	}
+}
+
+func TestParseRejectsBadFiles(t *testing.T) {
+	cases := map[string]struct{ yaml, want string }{
+		"unknown key":  {"languages:\n- {id: x, source_file: a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1, bogus: 1}\n", "bogus"},
+		"bad lane":     {"languages:\n- {id: x, source_file: a, run: [a], lane: fast, time_factor: 1, memory_factor: 1, processes: 1}\n", "lane"},
+		"no run":       {"languages:\n- {id: x, source_file: a, lane: light, time_factor: 1, memory_factor: 1, processes: 1}\n", "run"},
+		"path source":  {"languages:\n- {id: x, source_file: ../a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1}\n", "source_file"},
+		"duplicate":    {"languages:\n- {id: x, source_file: a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1}\n- {id: x, source_file: a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1}\n", "duplicate"},
+		"zero factor":  {"languages:\n- {id: x, source_file: a, run: [a], lane: light, time_factor: 0, memory_factor: 1, processes: 1}\n", "time_factor"},
+		"no languages": {"languages: []\n", "no languages"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want mention of %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestExpandPlaceholders(t *testing.T) {
+	got := Expand([]string{"java", "-Xmx{memory_mb}m", "{src}", "-I{pch_dir}", "{out}"}, Vars{Src: "Main.java", MemoryMB: 256, PCHDir: "/p", Out: "o.gch"})
+	want := "java -Xmx256m Main.java -I/p o.gch"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+func TestCheckToolchainsReportsMissingAndUnreachable(t *testing.T) {
+	dir := t.TempDir()
+	private := filepath.Join(dir, "private")
+	if err := os.MkdirAll(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(private, "cc")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	y := "languages:\n" +
+		"- {id: gone, source_file: a, compile: [/nonexistent/cc], run: [./a], lane: heavy, time_factor: 1, memory_factor: 1, processes: 1}\n" +
+		"- {id: hidden, source_file: a, compile: [" + prog + "], run: [./a], lane: heavy, time_factor: 1, memory_factor: 1, processes: 1}\n" +
+		"- {id: fine, source_file: a, run: [/bin/sh], lane: light, time_factor: 1, memory_factor: 1, processes: 1}\n"
+	s, err := Parse([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range s.CheckToolchains() {
+		got[m.Language] = m.Reason
+	}
+	if !strings.Contains(got["gone"], "not found") {
+		t.Errorf("gone: %q", got["gone"])
+	}
+	if !strings.Contains(got["hidden"], "not searchable") {
+		t.Errorf("hidden: %q", got["hidden"])
+	}
+	if r, ok := got["fine"]; ok {
+		t.Errorf("fine reported: %q", r)
+	}
+}
+
+// TestDefaultToolchainsOnThisHost logs what this machine lacks; it fails only if the
+// check itself is broken for a toolchain every test host has (gcc).
+func TestDefaultToolchainsOnThisHost(t *testing.T) {
+	for _, m := range Default().CheckToolchains() {
+		t.Logf("unusable: %s", m)
+		if m.Language == "c11" || m.Language == "cpp17" {
+			t.Errorf("gcc/g++ reported unusable: %s", m)
+		}
+	}
+}

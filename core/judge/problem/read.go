@@ -1,0 +1,358 @@
+// Package problem reads, validates and describes problem packages: a zip holding
+// problem.yaml and tests/<n>.in, tests/<n>.out (n = 1, 2, …) plus optional checker and
+// interactor sources. Package input is hostile: Read refuses zip bombs, unsafe paths,
+// symlinks and incomplete packages with an *InvalidError that says why.
+package problem
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Limits bound what Read accepts.
+type Limits struct {
+	// MaxZipBytes bounds the archive itself.
+	MaxZipBytes int64 `mapstructure:"max_zip_bytes"`
+	// MaxTotalBytes bounds the sum of the uncompressed sizes.
+	MaxTotalBytes int64 `mapstructure:"max_total_bytes"`
+	// MaxFileBytes bounds one uncompressed entry.
+	MaxFileBytes int64 `mapstructure:"max_file_bytes"`
+	// MaxRatio bounds uncompressed/compressed for entries over RatioFloorBytes.
+	MaxRatio int64 `mapstructure:"max_ratio"`
+	// RatioFloorBytes: entries smaller than this are not ratio-checked (tiny files of
+	// repeated characters compress absurdly well and are harmless).
+	RatioFloorBytes int64 `mapstructure:"ratio_floor_bytes"`
+	MaxFiles        int   `mapstructure:"max_files"`
+	MaxCases        int   `mapstructure:"max_cases"`
+}
+
+// DefaultLimits returns the defaults: 256 MiB zip, 1 GiB unpacked, 256 MiB per file,
+// ratio 200 above 1 MiB, 2,000 entries, 500 cases.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxZipBytes:     256 << 20,
+		MaxTotalBytes:   1 << 30,
+		MaxFileBytes:    256 << 20,
+		MaxRatio:        200,
+		RatioFloorBytes: 1 << 20,
+		MaxFiles:        2000,
+		MaxCases:        500,
+	}
+}
+
+// Validate names the first bad key.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxZipBytes <= 0:
+		return errors.New("max_zip_bytes: must be > 0")
+	case l.MaxTotalBytes <= 0:
+		return errors.New("max_total_bytes: must be > 0")
+	case l.MaxFileBytes <= 0:
+		return errors.New("max_file_bytes: must be > 0")
+	case l.MaxRatio <= 1:
+		return errors.New("max_ratio: must be > 1")
+	case l.RatioFloorBytes < 0:
+		return errors.New("ratio_floor_bytes: must be >= 0")
+	case l.MaxFiles <= 0:
+		return errors.New("max_files: must be > 0")
+	case l.MaxCases <= 0:
+		return errors.New("max_cases: must be > 0")
+	}
+	return nil
+}
+
+// Package is a validated problem package.
+type Package struct {
+	Spec  Spec
+	cases int
+	files map[string]int64 // regular files and their sizes
+	zr    *zip.Reader      // nil for a package opened from a directory
+	lim   Limits
+}
+
+// ReadBytes is Read on an in-memory zip.
+func ReadBytes(b []byte, lim Limits) (*Package, error) {
+	return Read(bytes.NewReader(b), int64(len(b)), lim)
+}
+
+// Read validates the zip in r (size bytes) entry by entry, inflating every entry to
+// check its real size and CRC, and parses problem.yaml.
+func Read(r io.ReaderAt, size int64, lim Limits) (*Package, error) {
+	if size > lim.MaxZipBytes {
+		return nil, invalid(ErrTooLarge, "", "archive is %d bytes, the limit is %d", size, lim.MaxZipBytes)
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return nil, invalid(ErrNotZip, "", "%v", err)
+	}
+	if len(zr.File) > lim.MaxFiles {
+		return nil, invalid(ErrTooManyFiles, "", "%d entries, the limit is %d", len(zr.File), lim.MaxFiles)
+	}
+	p := &Package{files: map[string]int64{}, zr: zr, lim: lim}
+	var total uint64
+	dirs := map[string]bool{}
+	for _, f := range zr.File {
+		name, isDir, err := checkEntry(f)
+		if err != nil {
+			return nil, err
+		}
+		if isDir {
+			dirs[name] = true
+			continue
+		}
+		if _, dup := p.files[name]; dup || dirs[name] {
+			return nil, invalid(ErrDuplicate, name, "appears twice")
+		}
+		if f.UncompressedSize64 > uint64(lim.MaxFileBytes) {
+			return nil, invalid(ErrTooLarge, name, "%d bytes uncompressed, the limit is %d", f.UncompressedSize64, lim.MaxFileBytes)
+		}
+		total += f.UncompressedSize64
+		if total > uint64(lim.MaxTotalBytes) {
+			return nil, invalid(ErrTooLarge, name, "the package inflates to more than %d bytes", lim.MaxTotalBytes)
+		}
+		if f.UncompressedSize64 > uint64(lim.RatioFloorBytes) {
+			comp := max(f.CompressedSize64, 1)
+			if f.UncompressedSize64/comp > uint64(lim.MaxRatio) {
+				return nil, invalid(ErrZipBomb, name, "compression ratio %d:1 exceeds %d:1", f.UncompressedSize64/comp, lim.MaxRatio)
+			}
+		}
+		if err := inflate(f, name, io.Discard); err != nil {
+			return nil, err
+		}
+		p.files[name] = int64(f.UncompressedSize64)
+	}
+	for d := range dirs {
+		if _, clash := p.files[d]; clash {
+			return nil, invalid(ErrDuplicate, d, "is both a file and a directory")
+		}
+	}
+	yml, err := p.readSmall("problem.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.finish(yml); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkEntry validates an entry's name and type; it returns the cleaned name.
+func checkEntry(f *zip.File) (name string, isDir bool, err error) {
+	name = f.Name
+	if err := checkPath(name); err != nil {
+		return "", false, err
+	}
+	mode := f.Mode()
+	if mode&os.ModeSymlink != 0 {
+		return "", false, invalid(ErrSymlink, name, "symlinks are not allowed")
+	}
+	if strings.HasSuffix(name, "/") || mode.IsDir() {
+		return strings.TrimSuffix(name, "/"), true, nil
+	}
+	if !mode.IsRegular() {
+		return "", false, invalid(ErrNotRegular, name, "mode %v", mode)
+	}
+	return name, false, nil
+}
+
+// checkPath refuses anything but a relative, clean, forward-slash path.
+func checkPath(name string) error {
+	trimmed := strings.TrimSuffix(name, "/")
+	switch {
+	case trimmed == "":
+		return invalid(ErrBadPath, name, "empty name")
+	case strings.HasPrefix(name, "/"):
+		return invalid(ErrBadPath, name, "absolute path")
+	case strings.Contains(name, "\\"):
+		return invalid(ErrBadPath, name, "backslash in path")
+	case len(name) >= 2 && name[1] == ':':
+		return invalid(ErrBadPath, name, "drive-letter path")
+	case strings.ContainsRune(name, 0):
+		return invalid(ErrBadPath, name, "NUL in path")
+	case len(name) > 255:
+		return invalid(ErrBadPath, name, "path longer than 255 bytes")
+	}
+	for _, part := range strings.Split(trimmed, "/") {
+		switch part {
+		case "..":
+			return invalid(ErrBadPath, name, "'..' in path")
+		case ".", "":
+			return invalid(ErrBadPath, name, "path is not clean")
+		}
+	}
+	if path.Clean(trimmed) != trimmed {
+		return invalid(ErrBadPath, name, "path is not clean")
+	}
+	return nil
+}
+
+// inflate copies f's content to w, refusing more bytes than declared (a zip bomb that
+// lies about its size) and checking the CRC.
+func inflate(f *zip.File, name string, w io.Writer) error {
+	rc, err := f.Open()
+	if err != nil {
+		return invalid(ErrCorrupt, name, "%v", err)
+	}
+	defer rc.Close()
+	// Read through the raw decompressor's bound ourselves: archive/zip's own check also
+	// fires, but this way the reason is ours to name.
+	n, err := io.Copy(w, io.LimitReader(rc, int64(f.UncompressedSize64)+1))
+	if n > int64(f.UncompressedSize64) {
+		return invalid(ErrZipBomb, name, "declares %d bytes but inflates to more", f.UncompressedSize64)
+	}
+	if err != nil {
+		switch {
+		case errors.Is(err, zip.ErrFormat):
+			return invalid(ErrZipBomb, name, "declares %d bytes but inflates to more", f.UncompressedSize64)
+		case errors.Is(err, zip.ErrChecksum):
+			return invalid(ErrCorrupt, name, "CRC mismatch")
+		default:
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("write %s: %w", name, err)
+			}
+			return invalid(ErrCorrupt, name, "%v", err)
+		}
+	}
+	return nil
+}
+
+// readSmall returns a small file's content (problem.yaml).
+func (p *Package) readSmall(name string) ([]byte, error) {
+	size, ok := p.files[name]
+	if !ok {
+		return nil, invalid(ErrMissingFile, name, "the package has no %s", name)
+	}
+	if size > 1<<20 {
+		return nil, invalid(ErrTooLarge, name, "%d bytes, the limit is 1 MiB", size)
+	}
+	for _, f := range p.zr.File {
+		if f.Name == name {
+			var buf bytes.Buffer
+			if err := inflate(f, name, &buf); err != nil {
+				return nil, err
+			}
+			return buf.Bytes(), nil
+		}
+	}
+	return nil, invalid(ErrMissingFile, name, "the package has no %s", name)
+}
+
+// finish checks the test files and parses problem.yaml.
+func (p *Package) finish(yml []byte) error {
+	cases, err := countTests(p.files, p.lim.MaxCases)
+	if err != nil {
+		return err
+	}
+	p.cases = cases
+	has := func(n string) bool { _, ok := p.files[n]; return ok }
+	spec, err := parseSpec(yml, cases, has)
+	if err != nil {
+		return err
+	}
+	p.Spec = spec
+	return nil
+}
+
+// countTests checks that tests/ holds exactly 1.in, 1.out … n.in, n.out.
+func countTests(files map[string]int64, maxCases int) (int, error) {
+	in, out := map[int]bool{}, map[int]bool{}
+	for name := range files {
+		rest, ok := strings.CutPrefix(name, "tests/")
+		if !ok {
+			continue
+		}
+		ext := path.Ext(rest)
+		num := strings.TrimSuffix(rest, ext)
+		n, err := strconv.Atoi(num)
+		if (ext != ".in" && ext != ".out") || err != nil || n < 1 || strconv.Itoa(n) != num {
+			return 0, invalid(ErrBadTests, name, "tests/ may hold only <n>.in and <n>.out with n = 1, 2, …")
+		}
+		if n > maxCases {
+			return 0, invalid(ErrBadTests, name, "more than %d cases", maxCases)
+		}
+		if ext == ".in" {
+			in[n] = true
+		} else {
+			out[n] = true
+		}
+	}
+	if len(in) == 0 {
+		return 0, invalid(ErrMissingFile, "tests/1.in", "the package has no tests")
+	}
+	for n := 1; n <= len(in); n++ {
+		if !in[n] {
+			return 0, invalid(ErrBadTests, fmt.Sprintf("tests/%d.in", n), "missing: tests must be numbered 1..n without gaps")
+		}
+		if !out[n] {
+			return 0, invalid(ErrMissingFile, fmt.Sprintf("tests/%d.out", n), "every tests/<n>.in needs its tests/<n>.out")
+		}
+	}
+	for n := range out {
+		if !in[n] {
+			return 0, invalid(ErrMissingFile, fmt.Sprintf("tests/%d.in", n), "tests/%d.out has no input", n)
+		}
+	}
+	return len(in), nil
+}
+
+// Title is the problem's title.
+func (p *Package) Title() string { return p.Spec.Title }
+
+// CaseCount is the number of test cases.
+func (p *Package) CaseCount() int { return p.cases }
+
+// Subtasks returns the subtasks (nil: every case weighs the same).
+func (p *Package) Subtasks() []Subtask { return p.Spec.Subtasks }
+
+// CheckerType is lines, exact, tokens, float or testlib.
+func (p *Package) CheckerType() string { return p.Spec.Checker.Type }
+
+// Interactive reports whether the problem has an interactor.
+func (p *Package) Interactive() bool { return p.Spec.Interactor != "" }
+
+// Files lists the package's regular files.
+func (p *Package) Files() []string {
+	out := make([]string, 0, len(p.files))
+	for n := range p.files {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Extract writes the package's files under dir (which must exist), checking sizes and
+// CRCs again as it inflates. Only a package from Read can be extracted.
+func (p *Package) Extract(dir string) error {
+	if p.zr == nil {
+		return errors.New("extract: package was not read from a zip")
+	}
+	for _, f := range p.zr.File {
+		if _, ok := p.files[f.Name]; !ok {
+			continue
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("extract: %w", err)
+		}
+		w, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("extract: %w", err)
+		}
+		err = inflate(f, f.Name, w)
+		if cerr := w.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("extract %s: %w", f.Name, cerr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package problem
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"errors"
+	"hash/crc32"
+	"os"
+	"strings"
+	"testing"
+
+	"oj/core/judge/problem/problemtest"
+)
+
+const aplusbYAML = "title: A+B\ntime_limit_ms: 1000\nmemory_limit_mb: 256\n"
+
+func TestReadValidPackage(t *testing.T) {
+	files := problemtest.APlusB("title: A+B\ntime_limit_ms: 2000\nmemory_limit_mb: 128\nchecker: {type: float, epsilon: 1e-4}\nsubtasks:\n  - {score: 40, cases: [1]}\n  - {score: 60, cases: [2, 3]}\n")
+	p, err := ReadBytes(problemtest.Zip(files), DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title() != "A+B" || p.CaseCount() != 3 || p.CheckerType() != "float" || p.Spec.Checker.Epsilon != 1e-4 {
+		t.Fatalf("unexpected metadata: %+v cases=%d", p.Spec, p.CaseCount())
+	}
+	if p.Spec.TimeLimit().Milliseconds() != 2000 || p.Spec.MemoryLimitBytes() != 128<<20 || len(p.Subtasks()) != 2 {
+		t.Fatalf("limits/subtasks: %+v", p.Spec)
+	}
+	dir := t.TempDir()
+	if err := p.Extract(dir); err != nil {
+		t.Fatal(err)
+	}
+	q, err := OpenDir(dir, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.CaseCount() != 3 || q.Title() != "A+B" {
+		t.Fatalf("OpenDir: %+v", q.Spec)
+	}
+}
+
+func TestReadDefaults(t *testing.T) {
+	p, err := ReadBytes(problemtest.Zip(problemtest.APlusB("title: x\n")), DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.TimeLimitMS != 1000 || p.Spec.MemoryLimitMB != 256 || p.CheckerType() != "lines" {
+		t.Fatalf("defaults: %+v", p.Spec)
+	}
+}
+
+// rawZip writes one entry whose compressed data and declared sizes the caller chooses.
+func rawZip(t *testing.T, name string, declared uint64, content []byte, mode os.FileMode) []byte {
+	t.Helper()
+	var comp bytes.Buffer
+	fw, _ := flate.NewWriter(&comp, flate.BestCompression)
+	fw.Write(content)
+	fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	h := &zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(content),
+		CompressedSize64: uint64(comp.Len()), UncompressedSize64: declared}
+	if mode != 0 {
+		h.SetMode(mode)
+	}
+	w, err := zw.CreateRaw(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(comp.Bytes())
+	// A valid rest, so only the entry under test is wrong.
+	for n, c := range problemtest.APlusB(aplusbYAML) {
+		w, _ := zw.Create(n)
+		w.Write([]byte(c))
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+func withExtra(extra map[string]string) []byte {
+	files := problemtest.APlusB(aplusbYAML)
+	for k, v := range extra {
+		files[k] = v
+	}
+	return problemtest.Zip(files)
+}
+
+func without(names ...string) []byte {
+	files := problemtest.APlusB(aplusbYAML)
+	for _, n := range names {
+		delete(files, n)
+	}
+	return problemtest.Zip(files)
+}
+
+func TestReadRejectsHostilePackages(t *testing.T) {
+	zeros := make([]byte, 16<<20)
+	cases := []struct {
+		name   string
+		zip    []byte
+		reason error
+		detail string
+	}{
+		{"zip bomb that lies about its size", rawZip(t, "statement.txt", 100, zeros, 0), ErrZipBomb, "declares 100 bytes"},
+		{"zip bomb by ratio", rawZip(t, "statement.txt", uint64(len(zeros)), zeros, 0), ErrZipBomb, "compression ratio"},
+		{"entry over the size limit", rawZip(t, "big.txt", 1<<40, []byte("x"), 0), ErrTooLarge, "bytes uncompressed"},
+		{"dot-dot path", withExtra(map[string]string{"../evil": "x"}), ErrBadPath, "'..'"},
+		{"nested dot-dot path", withExtra(map[string]string{"tests/../../evil": "x"}), ErrBadPath, "'..'"},
+		{"absolute path", withExtra(map[string]string{"/etc/cron.d/evil": "x"}), ErrBadPath, "absolute"},
+		{"backslash path", withExtra(map[string]string{"..\\evil": "x"}), ErrBadPath, "backslash"},
+		{"symlink entry", rawZip(t, "tests/link", 11, []byte("/etc/passwd"), os.ModeSymlink|0o777), ErrSymlink, "symlinks"},
+		{"missing .out", without("tests/2.out"), ErrMissingFile, "tests/2.out"},
+		{"missing problem.yaml", without("problem.yaml"), ErrMissingFile, "problem.yaml"},
+		{"gap in numbering", without("tests/2.in", "tests/2.out"), ErrBadTests, "tests/2.in"},
+		{"stray file in tests", withExtra(map[string]string{"tests/notes.txt": "x"}), ErrBadTests, "tests/notes.txt"},
+		{"leading zero", withExtra(map[string]string{"tests/01.in": "x"}), ErrBadTests, "tests/01.in"},
+		{"not a zip", []byte("PK\x03\x04 definitely not"), ErrNotZip, ""},
+		{"bad yaml", withExtra(map[string]string{"problem.yaml": "title: [unclosed\n"}), ErrBadYAML, "problem.yaml"},
+		{"unknown yaml key", withExtra(map[string]string{"problem.yaml": "title: x\ntimelimit: 3\n"}), ErrBadYAML, "timelimit"},
+		{"no title", withExtra(map[string]string{"problem.yaml": "time_limit_ms: 1000\n"}), ErrBadYAML, "title"},
+		{"bad checker type", withExtra(map[string]string{"problem.yaml": "title: x\nchecker: {type: magic}\n"}), ErrBadChecker, "magic"},
+		{"testlib without source", withExtra(map[string]string{"problem.yaml": "title: x\nchecker: {type: testlib, source: chk.cpp}\n"}), ErrBadChecker, "chk.cpp"},
+		{"negative epsilon", withExtra(map[string]string{"problem.yaml": "title: x\nchecker: {type: float, epsilon: -1}\n"}), ErrBadChecker, "epsilon"},
+		{"huge time limit", withExtra(map[string]string{"problem.yaml": "title: x\ntime_limit_ms: 999999\n"}), ErrBadLimits, "time_limit_ms"},
+		{"subtask with unknown case", withExtra(map[string]string{"problem.yaml": "title: x\nsubtasks: [{score: 100, cases: [1, 2, 3, 4]}]\n"}), ErrBadSubtasks, "case 4"},
+		{"case in no subtask", withExtra(map[string]string{"problem.yaml": "title: x\nsubtasks: [{score: 100, cases: [1, 2]}]\n"}), ErrBadSubtasks, "case 3"},
+		{"case in two subtasks", withExtra(map[string]string{"problem.yaml": "title: x\nsubtasks: [{score: 50, cases: [1, 2]}, {score: 50, cases: [2, 3]}]\n"}), ErrBadSubtasks, "case 2"},
+		{"missing interactor", withExtra(map[string]string{"problem.yaml": "title: x\ninteractor: inter.cpp\n"}), ErrBadInteractor, "inter.cpp"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ReadBytes(c.zip, DefaultLimits())
+			if !errors.Is(err, c.reason) {
+				t.Fatalf("err = %v, want %v", err, c.reason)
+			}
+			if !IsInvalid(err) {
+				t.Fatalf("err %v is not an *InvalidError", err)
+			}
+			if !strings.Contains(err.Error(), c.detail) {
+				t.Fatalf("err = %q, want it to mention %q", err, c.detail)
+			}
+		})
+	}
+}
+
+func TestReadRejectsOversizedArchive(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxZipBytes = 100
+	_, err := ReadBytes(problemtest.Zip(problemtest.APlusB(aplusbYAML)), lim)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add(problemtest.Zip(problemtest.APlusB(aplusbYAML)))
+	f.Add(problemtest.Zip(problemtest.APlusB("title: t\nchecker: {type: testlib, source: c.cpp}\nsubtasks: [{score: 1, cases: [1,2,3]}]\n")))
+	f.Add(withExtra(map[string]string{"../x": "y"}))
+	f.Add([]byte("PK\x05\x06" + strings.Repeat("\x00", 18)))
+	lim := DefaultLimits()
+	lim.MaxTotalBytes = 1 << 20
+	lim.MaxFileBytes = 1 << 20
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ReadBytes(b, lim)
+		if err != nil {
+			if p != nil {
+				t.Fatal("package returned with an error")
+			}
+			return
+		}
+		// Whatever Read accepts must be complete and safe to extract.
+		if p.CaseCount() < 1 || p.Title() == "" {
+			t.Fatalf("accepted an incomplete package: %+v", p.Spec)
+		}
+		for _, n := range p.Files() {
+			if checkPath(n) != nil {
+				t.Fatalf("accepted unsafe path %q", n)
+			}
+		}
+		if err := p.Extract(t.TempDir()); err != nil {
+			t.Fatalf("extract accepted package: %v", err)
+		}
+	})
+}

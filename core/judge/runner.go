@@ -1,0 +1,64 @@
+package judge
+
+import (
+	"context"
+	"os"
+	"time"
+)
+
+// Status is how one sandboxed run ended, as the sandbox reports it.
+type Status string
+
+// The run statuses of DESIGN.md's sandbox.
+const (
+	StatusOK  Status = "OK"
+	StatusTLE Status = "TLE"
+	StatusMLE Status = "MLE"
+	StatusOLE Status = "OLE"
+	StatusRE  Status = "RE"
+	StatusSE  Status = "SE"
+)
+
+// Spec is one program to run in the sandbox: the judge's view of the sandbox's run
+// specification (see sandbox.go for the adapter).
+type Spec struct {
+	Argv []string
+	Env  []string
+	// Dir is a host directory that becomes the run's writable work dir and current dir.
+	Dir string
+	// ReadOnlyPaths are host paths the program may read beyond the sandbox's default view.
+	ReadOnlyPaths []string
+	// Stdin, Stdout, Stderr are handed to the program; nil means empty input or
+	// discarded output. They may be pipes (interactive problems).
+	Stdin, Stdout, Stderr *os.File
+	CPU, Wall             time.Duration
+	MemoryBytes           int64
+	OutputBytes           int64
+	StackBytes            int64
+	Processes             int
+	// OnStart, if set, is called once the program holds its copies of Stdin, Stdout and
+	// Stderr, so the caller can close its own pipe ends (the other side then sees EOF
+	// when this program exits). A runner that cannot tell calls it when Run returns.
+	OnStart func()
+}
+
+// Result is how a run ended.
+type Result struct {
+	Status   Status
+	CPU      time.Duration
+	Wall     time.Duration
+	MemoryKB int64
+	ExitCode int
+	Signal   int
+	// Error explains an SE.
+	Error string
+}
+
+// Runner runs programs in the sandbox. An error means the sandbox could not run the
+// program at all (the judge then cannot decide and returns an error too).
+type Runner interface {
+	Run(ctx context.Context, s Spec) (Result, error)
+	// WorkDir is the path at which Spec.Dir appears to the program (its current
+	// directory): the value of the {work_dir} placeholder of a language's commands.
+	WorkDir() string
+}

@@ -1,0 +1,58 @@
+package judge
+
+import (
+	"context"
+
+	"oj/sandbox"
+)
+
+// SandboxRunner runs the judge's programs in a sandbox pool.
+type SandboxRunner struct {
+	Pool *sandbox.Pool
+}
+
+// WorkDir is where Spec.Dir appears inside the sandbox.
+func (r SandboxRunner) WorkDir() string { return sandbox.WorkDir }
+
+// Run implements Runner. The sandbox hands Stdin/Stdout/Stderr to the program over its
+// control socket and keeps no copy, so closing the caller's pipe ends when Run returns
+// (OnStart is called then) is enough for the other side to see EOF.
+func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
+	spec := sandbox.Spec{
+		Args:       s.Argv,
+		Env:        s.Env,
+		Dir:        s.Dir,
+		ReadOnly:   s.ReadOnlyPaths,
+		StdinFile:  s.Stdin,
+		StdoutFile: s.Stdout,
+		StderrFile: s.Stderr,
+		StdoutCap:  1,
+		StderrCap:  1,
+		Limits: sandbox.Limits{
+			CPU:    s.CPU,
+			Wall:   s.Wall,
+			Memory: s.MemoryBytes,
+			Stack:  s.StackBytes,
+			Output: s.OutputBytes,
+			Pids:   s.Processes,
+		},
+	}
+	res, err := r.Pool.Run(ctx, spec)
+	if s.OnStart != nil {
+		s.OnStart()
+	}
+	out := Result{
+		Status:   Status(res.Status),
+		CPU:      res.CPU,
+		Wall:     res.Wall,
+		MemoryKB: res.Memory >> 10,
+		ExitCode: res.ExitCode,
+		Signal:   res.Signal,
+		Error:    res.Error,
+	}
+	if res.Status == sandbox.SE {
+		// The sandbox's own failure: the judge cannot decide this run.
+		return out, err
+	}
+	return out, nil
+}

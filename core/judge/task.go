@@ -1,0 +1,184 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"oj/core/job"
+	"oj/core/judge/cache"
+	"oj/core/judge/lang"
+	"oj/core/judge/problem"
+)
+
+// task is one Judge call: its directories and limits.
+type task struct {
+	j    *Judge
+	t    job.Task
+	lang *lang.Language
+	ent  *cache.Entry
+	dir  string // removed when the task ends
+
+	box  string // the solution's work dir (source, binary)
+	io   string // judge-private: the runs' stdout/stderr files
+	cpu  time.Duration
+	wall time.Duration
+	mem  int64
+
+	checker    string // testlib checker binary, if any
+	interactor string // interactor binary, if any
+}
+
+// artefacts are what goes to the object store next to the results.
+type artefacts struct {
+	CompileLog string    `json:"-"`
+	Cases      []caseArt `json:"cases"`
+}
+
+type caseArt struct {
+	Index   int         `json:"index"`
+	Verdict job.Verdict `json:"verdict"`
+	Stdout  string      `json:"stdout"`
+	Stderr  string      `json:"stderr"`
+	Checker string      `json:"checker,omitempty"`
+}
+
+func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
+	var arts artefacts
+	spec := tk.ent.Pkg.Spec
+	tk.box = filepath.Join(tk.dir, "box")
+	tk.io = filepath.Join(tk.dir, "io")
+	if err := mkdirs(tk.box, tk.io); err != nil {
+		return job.Outcome{}, arts, err
+	}
+	if err := os.WriteFile(filepath.Join(tk.box, tk.lang.SourceFile), []byte(tk.t.Source), 0o644); err != nil {
+		return job.Outcome{}, arts, err
+	}
+	tk.cpu = time.Duration(float64(spec.TimeLimit()) * tk.lang.TimeFactor)
+	tk.wall = time.Duration(float64(tk.cpu)*tk.j.cfg.WallFactor) + tk.j.cfg.WallExtra
+	tk.mem = int64(float64(spec.MemoryLimitBytes()) * tk.lang.MemoryFactor)
+
+	if tk.lang.Compiled() {
+		c, err := tk.j.compile(ctx, tk.lang, tk.box, tk.io)
+		if err != nil {
+			return job.Outcome{}, arts, err
+		}
+		arts.CompileLog = c.output
+		if !c.ok {
+			return job.Outcome{Verdict: job.VerdictCE, CompileOutput: c.output}, arts, nil
+		}
+	}
+	if spec.Checker.Type == problem.CheckerTestlib {
+		bin, broken, err := tk.j.buildTool(ctx, tk, spec.Checker.Source)
+		if err != nil {
+			return job.Outcome{}, arts, err
+		}
+		if broken != "" {
+			return brokenProblem("checker does not compile: " + broken), arts, nil
+		}
+		tk.checker = bin
+	}
+	if spec.Interactor != "" {
+		bin, broken, err := tk.j.buildTool(ctx, tk, spec.Interactor)
+		if err != nil {
+			return job.Outcome{}, arts, err
+		}
+		if broken != "" {
+			return brokenProblem("interactor does not compile: " + broken), arts, nil
+		}
+		tk.interactor = bin
+	}
+
+	n := tk.ent.Pkg.CaseCount()
+	results := make([]caseOutcome, 0, n)
+	for i := 1; i <= n; i++ {
+		var co caseOutcome
+		var err error
+		if tk.interactor != "" {
+			co, err = tk.runInteractive(ctx, i)
+		} else {
+			co, err = tk.runCase(ctx, i)
+		}
+		if err != nil {
+			return job.Outcome{}, arts, fmt.Errorf("case %d: %w", i, err)
+		}
+		co.art.Index, co.art.Verdict = i, co.res.Verdict
+		arts.Cases = append(arts.Cases, co.art)
+		results = append(results, co)
+	}
+	out := score(spec, results)
+	out.CompileOutput = arts.CompileLog
+	return out, arts, nil
+}
+
+// brokenProblem is the outcome for a problem whose own programs are broken.
+func brokenProblem(msg string) job.Outcome {
+	return job.Outcome{Verdict: job.VerdictSE, CompileOutput: clipString(msg, 4096)}
+}
+
+func mkdirs(dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return err
+		}
+		// The sandbox's unprivileged uid writes here; the task dir's parent is private
+		// to the worker.
+		if err := os.Chmod(d, 0o777); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baseEnv is every sandboxed program's environment before the language's additions.
+var baseEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp"}
+
+// mergeEnv returns base with extra's variables replacing or extending it (execve would
+// otherwise see duplicates, and getenv takes the first).
+func mergeEnv(base []string, extra ...[]string) []string {
+	out := append([]string(nil), base...)
+	for _, ex := range extra {
+		for _, kv := range ex {
+			k, _, _ := strings.Cut(kv, "=")
+			replaced := false
+			for i, o := range out {
+				if ok, _, _ := strings.Cut(o, "="); ok == k {
+					out[i], replaced = kv, true
+				}
+			}
+			if !replaced {
+				out = append(out, kv)
+			}
+		}
+	}
+	return out
+}
+
+func clipString(s string, n int) string {
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
+}
+
+// readHead reads at most n bytes of a file.
+func readHead(path string, n int) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, _ := f.Read(buf)
+	for k < n {
+		m, err := f.Read(buf[k:])
+		k += m
+		if err != nil || m == 0 {
+			break
+		}
+	}
+	return buf[:k]
+}

@@ -1,0 +1,2 @@
+#include <cstdio>
+int main() { for (;;) std::fputs("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", stdout); }

@@ -1,0 +1,8 @@
+package main
+
+import "fmt"
+
+func main() {
+	var p *int
+	fmt.Println(*p)
+}

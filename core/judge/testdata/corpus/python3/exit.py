@@ -1,0 +1,3 @@
+import sys
+print(3)
+sys.exit(3)

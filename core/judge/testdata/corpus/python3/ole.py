@@ -1,0 +1,4 @@
+import sys
+s = "x" * 65535 + "\n"
+while True:
+    sys.stdout.write(s)

@@ -1,0 +1,4 @@
+fn main() {
+    println!("3");
+    std::process::exit(3);
+}

@@ -1,0 +1,2 @@
+a, b = map(int, input().split())
+print("%.2f" % (a / b))
