@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"oj/core/api"
+	"oj/core/dispatch"
+	"oj/core/judge"
+	"oj/core/judge/objstore"
+	"oj/core/worker"
+	"oj/sandbox"
+)
+
+// Config is the whole of ojd.yaml. It is read once, here, and handed down as typed
+// structs: nothing under core/ or sandbox/ reads the environment.
+type Config struct {
+	Postgres   PostgresConfig  `mapstructure:"postgres"`
+	Redis      RedisConfig     `mapstructure:"redis"`
+	API        api.Config      `mapstructure:"api"`
+	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
+	Worker     worker.Config   `mapstructure:"worker"`
+	Sandbox    sandbox.Config  `mapstructure:"sandbox"`
+	Judge      judge.Config    `mapstructure:"judge"`
+	Storage    objstore.Config `mapstructure:"storage"`
+	Log        LogConfig       `mapstructure:"log"`
+}
+
+// PostgresConfig says where PostgreSQL is.
+type PostgresConfig struct {
+	URL      string `mapstructure:"url"`
+	MaxConns int    `mapstructure:"max_conns"`
+}
+
+// RedisConfig says where Redis is.
+type RedisConfig struct {
+	Addr      string `mapstructure:"addr"`
+	Password  string `mapstructure:"password"`
+	DB        int    `mapstructure:"db"`
+	KeyPrefix string `mapstructure:"key_prefix"`
+}
+
+// LogConfig sets the log level (debug, info, warn, error) and format (json, text).
+type LogConfig struct {
+	Level  string `mapstructure:"level"`
+	Format string `mapstructure:"format"`
+}
+
+func defaultConfig() Config {
+	return Config{
+		Postgres:   PostgresConfig{URL: "postgres://oj@127.0.0.1:5432/oj?sslmode=disable", MaxConns: 32},
+		Redis:      RedisConfig{Addr: "127.0.0.1:6379", KeyPrefix: "oj"},
+		API:        api.DefaultConfig(),
+		Dispatcher: dispatch.DefaultConfig(),
+		Worker:     worker.DefaultConfig(),
+		Sandbox:    sandbox.DefaultConfig(),
+		Judge:      judge.DefaultConfig(),
+		Storage:    objstore.DefaultConfig(),
+		Log:        LogConfig{Level: "info", Format: "json"},
+	}
+}
+
+// Validate checks every section and names the bad key.
+func (c Config) Validate() error {
+	switch {
+	case c.Postgres.URL == "":
+		return errors.New("postgres.url: empty")
+	case c.Postgres.MaxConns < 2:
+		return errors.New("postgres.max_conns: must be at least 2")
+	case c.Redis.Addr == "":
+		return errors.New("redis.addr: empty")
+	case c.Redis.KeyPrefix == "" || strings.ContainsAny(c.Redis.KeyPrefix, "{} "):
+		return errors.New("redis.key_prefix: must be non-empty without braces or spaces")
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("log.level: %q (want debug, info, warn or error)", c.Log.Level)
+	}
+	if c.Log.Format != "json" && c.Log.Format != "text" {
+		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
+	}
+	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Worker, c.Sandbox, c.Judge, c.Storage} {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadConfig reads the file named by --config (a missing default file is fine), then
+// OJ_* variables (OJ_POSTGRES_URL for postgres.url), then the flags bound by bindFlag.
+func loadConfig(cmd *cobra.Command) (*Config, error) {
+	v := viper.New()
+	cfg := defaultConfig()
+	setDefaults(v, "", reflect.ValueOf(cfg))
+	path, _ := cmd.Flags().GetString("config")
+	v.SetConfigFile(path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		var pe *fs.PathError
+		missing := errors.As(err, &pe) || os.IsNotExist(err)
+		if !missing || cmd.Flags().Changed("config") {
+			return nil, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	v.SetEnvPrefix("OJ")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	for key, flag := range boundFlags[cmd] {
+		if err := v.BindPFlag(key, cmd.Flags().Lookup(flag)); err != nil {
+			return nil, err
+		}
+	}
+	if err := v.Unmarshal(&cfg); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return &cfg, nil
+}
+
+// boundFlags maps, per command, config keys to the flag that overrides them.
+var boundFlags = map[*cobra.Command]map[string]string{}
+
+// bindFlag makes --flag override the config key for cmd.
+func bindFlag(cmd *cobra.Command, key, flag string) {
+	if boundFlags[cmd] == nil {
+		boundFlags[cmd] = map[string]string{}
+	}
+	boundFlags[cmd][key] = flag
+}
+
+// setDefaults registers every leaf of the default config with viper, so that
+// AutomaticEnv knows each key (viper only consults the environment for known keys).
+func setDefaults(v *viper.Viper, prefix string, val reflect.Value) {
+	switch val.Kind() {
+	case reflect.Struct:
+		if _, isDuration := val.Interface().(time.Duration); isDuration {
+			break
+		}
+		for i := 0; i < val.NumField(); i++ {
+			tag := val.Type().Field(i).Tag.Get("mapstructure")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			setDefaults(v, join(prefix, tag), val.Field(i))
+		}
+		return
+	case reflect.Map:
+		for _, k := range val.MapKeys() {
+			setDefaults(v, join(prefix, fmt.Sprint(k.Interface())), val.MapIndex(k))
+		}
+		return
+	}
+	v.SetDefault(prefix, val.Interface())
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"oj/core/api"
+	"oj/core/clock"
+	"oj/core/dispatch"
+	"oj/core/worker"
+)
+
+// daemon is one of the long-running parts; ojd all runs several in one process.
+type daemon func(ctx context.Context, d *deps) error
+
+func runAPI(ctx context.Context, d *deps) error {
+	return api.New(d.cfg.API, d.db, d.rdb, d.reg, d.log).Run(ctx)
+}
+
+func newDispatcher(d *deps) *dispatch.Dispatcher {
+	return dispatch.New(d.cfg.Dispatcher, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"),
+		dispatch.NewMetrics(d.reg))
+}
+
+func runDispatcher(ctx context.Context, d *deps) error { return newDispatcher(d).Run(ctx) }
+
+func runWorker(ctx context.Context, d *deps) error {
+	judge, closeJudge, err := buildJudge(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer closeJudge()
+	// The worker hands pending entries that vanished from Redis to the reconciler.
+	lost := newDispatcher(d)
+	w := worker.New(d.cfg.Worker, d.db, d.streams, judge, lost, clock.Real{}, d.log.With("component", "worker"),
+		worker.NewMetrics(d.reg))
+	d.log.Info("worker starting", "name", w.Name(), "concurrency", d.cfg.Worker.Concurrency)
+	return w.Run(ctx)
+}
+
+// runDaemons runs parts in one process until a signal, then stops them all. Without the
+// API among them, metrics are served on metricsAddr (if set).
+func runDaemons(cmd *cobra.Command, metricsAddr string, parts ...daemon) error {
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	d, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if metricsAddr != "" {
+		srv := &http.Server{Addr: metricsAddr, Handler: api.New(cfg.API, d.db, d.rdb, d.reg, d.log).Handler()}
+		go func() {
+			if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+				d.log.Error("metrics listener", "addr", metricsAddr, "err", err)
+			}
+		}()
+		defer srv.Close()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for _, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p(ctx, d); err != nil {
+				cancel(err) // one part failing stops the others
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && err != context.Canceled {
+		return fmt.Errorf("ojd: %w", err)
+	}
+	return nil
+}
+
+func newAllCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "all",
+		Short: "Run the API, the dispatcher and a worker in one process",
+		Args:  cobra.NoArgs,
+	}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runDaemons(cmd, "", runAPI, runDispatcher, runWorker)
+	}
+	cmd.Flags().String("listen", "", "API listen address (overrides api.listen)")
+	bindFlag(cmd, "api.listen", "listen")
+	return cmd
+}
+
+func newAPICmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "api",
+		Short: "Serve the HTTP API (submissions, admin endpoints, health, metrics)",
+		Args:  cobra.NoArgs,
+	}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, "", runAPI) }
+	cmd.Flags().String("listen", "", "listen address (overrides api.listen)")
+	bindFlag(cmd, "api.listen", "listen")
+	return cmd
+}
+
+func newDispatcherCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dispatcher",
+		Short: "Relay the outbox to Redis Streams and re-drive submissions whose entry was lost",
+		Long: `The dispatcher moves committed submissions from the PostgreSQL outbox to the lane
+streams (waking on NOTIFY, batching XADDs) and reconciles: every live submission
+whose stream entry Redis no longer has is re-driven. Run one or more; replicas share
+the outbox through FOR UPDATE SKIP LOCKED.`,
+		Args: cobra.NoArgs,
+	}
+	metrics := cmd.Flags().String("metrics-listen", "127.0.0.1:9101", "address for /metrics, /healthz and /readyz (empty: none)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, *metrics, runDispatcher) }
+	return cmd
+}
+
+func newWorkerCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Claim submissions from the lane streams and judge them in the sandbox",
+		Long: `The worker reads its lanes' streams, claims each submission in PostgreSQL (a new
+attempt and a lease), judges it in the sandbox, writes the verdict back fenced by that
+attempt and only then acknowledges the entry. On SIGTERM it stops reading, lets
+in-flight judging finish for worker.shutdown_grace and gives back the rest.`,
+		Args: cobra.NoArgs,
+	}
+	metrics := cmd.Flags().String("metrics-listen", "127.0.0.1:9102", "address for /metrics, /healthz and /readyz (empty: none)")
+	cmd.Flags().String("name", "", "consumer name and lease owner (overrides worker.name; default host-pid-random)")
+	bindFlag(cmd, "worker.name", "name")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, *metrics, runWorker) }
+	return cmd
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
+
+	"oj/core/stream"
+)
+
+// deps are the connections and shared parts every daemon needs.
+type deps struct {
+	cfg     *Config
+	log     *slog.Logger
+	db      *pgxpool.Pool
+	rdb     *redis.Client
+	streams *stream.Streams
+	reg     *prometheus.Registry
+}
+
+func newLogger(c LogConfig) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "text" {
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}
+
+// connect opens PostgreSQL and Redis. Neither needs to be up yet: the pools connect
+// lazily, and the daemons retry, so a unit may start before its databases.
+func connect(ctx context.Context, cfg *Config) (*deps, error) {
+	pc, err := pgxpool.ParseConfig(cfg.Postgres.URL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres.url: %w", err)
+	}
+	pc.MaxConns = int32(cfg.Postgres.MaxConns)
+	db, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: cfg.Redis.Addr, Password: cfg.Redis.Password, DB: cfg.Redis.DB,
+		ReadTimeout: 10 * time.Second})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return &deps{cfg: cfg, log: newLogger(cfg.Log), db: db, rdb: rdb,
+		streams: stream.New(rdb, stream.Keys{Prefix: cfg.Redis.KeyPrefix}), reg: reg}, nil
+}
+
+func (d *deps) Close() {
+	d.db.Close()
+	_ = d.rdb.Close()
+}
+
+// signalContext ends on SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"oj/core/judge"
+	"oj/core/judge/objstore"
+	"oj/core/worker"
+	"oj/sandbox"
+)
+
+// buildJudge wires the worker's judge: a sandbox pool sized for the worker's concurrency
+// (two slots per submission: an interactive case runs the solution and the interactor at
+// once), the object store, and the judge with its package cache.
+func buildJudge(ctx context.Context, d *deps) (worker.Judge, func(), error) {
+	sc := d.cfg.Sandbox
+	total := 0
+	for _, n := range d.cfg.Worker.Concurrency {
+		total += n
+	}
+	if sc.PoolSize < 2*total {
+		d.log.Info("sandbox pool sized for the worker's concurrency", "pool_size", 2*total, "configured", sc.PoolSize)
+		sc.PoolSize = 2 * total
+	}
+	pool, err := sandbox.NewPool(sc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	store, err := objstore.Open(ctx, d.cfg.Storage)
+	if err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("storage: %w", err)
+	}
+	j, err := judge.New(d.cfg.Judge, judge.SandboxRunner{Pool: pool}, store, d.log.With("component", "judge"))
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	for _, m := range j.Unavailable() {
+		d.log.Warn("language unavailable on this worker: its submissions fail here and are retried elsewhere",
+			"language", m.Language, "reason", m.Reason)
+	}
+	return j, func() { j.Close(); pool.Close() }, nil
+}
