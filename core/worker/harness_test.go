@@ -62,7 +62,7 @@ func (s *scripted) Calls(id string) int {
 // harness is a pipeline on real PostgreSQL and Redis: submissions, a dispatcher and
 // workers, all in this process.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	db      *pgxpool.Pool
 	streams *stream.Streams
 	clock   clock.Clock
@@ -78,13 +78,13 @@ func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-func newHarness(t *testing.T, pgURL, redisAddr string, clk clock.Clock) *harness {
+func newHarness(t testing.TB, pgURL, redisAddr string, clk clock.Clock) *harness {
 	t.Helper()
 	return newHarnessOn(t, testenv.Schema(t, pgURL), redisAddr, clk)
 }
 
 // newHarnessOn is newHarness on an existing migrated schema (schemaURL).
-func newHarnessOn(t *testing.T, schemaURL, redisAddr string, clk clock.Clock) *harness {
+func newHarnessOn(t testing.TB, schemaURL, redisAddr string, clk clock.Clock) *harness {
 	t.Helper()
 	if clk == nil {
 		clk = clock.Real{}
