@@ -8,7 +8,7 @@
 # to OJ_DEB_PACKAGES below.
 set -euo pipefail
 
-OJ_DEB_PACKAGES="postgresql redis-server libseccomp-dev gcc g++ make tmux python3 openjdk-17-jdk-headless git ca-certificates"
+OJ_DEB_PACKAGES="postgresql redis-server libseccomp-dev gcc g++ make tmux python3 openjdk-17-jdk-headless rustc curl git ca-certificates"
 OJ_GO_MIN="1.22"
 OJ_GO_DIR="/usr/local/go/bin"
 

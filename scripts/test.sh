@@ -11,6 +11,7 @@
 #   OJ_TEST_STACK_SCRIPT  absolute path of scripts/stack.sh (to start instances of their own,
 #                         or to stop/start this one: pg-stop, pg-start, redis-stop, ...)
 #   OJ_TEST_STACK_DIR     the throwaway stack's dir (for stack.sh --dir)
+#   OJ_TEST_S3_ENDPOINT, OJ_TEST_S3_ACCESS_KEY, OJ_TEST_S3_SECRET_KEY  a throwaway MinIO
 #
 # Variables: PKGS (packages, default ./...), TEST_ARGS (extra go test arguments, split on
 # spaces), FUZZTIME (per fuzz target, default 10s; 0 skips the fuzz pass).
@@ -32,6 +33,7 @@ chmod 0755 "$STACK_DIR"
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
+	bash "$ROOT/scripts/minio.sh" stop "$STACK_DIR/minio" >/dev/null 2>&1 || true
 	bash "$STACK" stop --dir "$STACK_DIR" || true
 	rm -rf "$STACK_DIR"
 	exit "$rc"
@@ -49,6 +51,10 @@ export OJ_TEST_REDIS_ADDR="$OJ_REDIS_ADDR"
 export OJ_TEST_STACK_SCRIPT="$STACK"
 export OJ_TEST_STACK_DIR="$STACK_DIR"
 unset OJ_POSTGRES_URL OJ_REDIS_ADDR
+
+# A real MinIO server for the S3 object-store tests (built once with go install, cached).
+echo "== minio in $STACK_DIR/minio"
+eval "$(bash "$ROOT/scripts/minio.sh" start "$STACK_DIR/minio")"
 
 echo "== go build ${pkgs[*]}"
 go build "${pkgs[@]}"
