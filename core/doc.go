@@ -1,0 +1,43 @@
+// Package core is the judge core of oj. It holds no code itself; this comment states the
+// invariants of DESIGN.md next to the packages that keep them, so that a change to one of
+// those packages can be checked against the promise it carries.
+//
+// Data flow: the API commits a submission and its outbox row in one transaction
+// (store.Submit); the dispatcher's relay turns outbox rows into entries of the lane
+// streams (dispatch.Dispatcher.RelayOnce); workers read them through the consumer group,
+// claim in PostgreSQL, judge, finalize fenced by the attempt and only then XACK
+// (worker.Worker); the reconciler re-drives what Redis lost (dispatch.ReconcileOnce).
+//
+//  1. State and verdict are read only from PostgreSQL (store.GetSubmission). Stream
+//     entries carry the submission id and trace id, nothing else (stream.Add).
+//  2. Accepting = one transaction inserting the submission, its outbox row and its first
+//     history row (store.Submit). No 2xx before that commit.
+//  3. A worker judges only after its claim committed: attempt+1, lease_owner,
+//     lease_until, state running, for a whole batch in one statement (store.ClaimBatch);
+//     the judge is started from the rows that statement returned.
+//  4. The finalize is fenced per row by id, attempt, lease owner, lease expiry and state
+//     (store.FinalizeBatch, store.EndAttempt). A row that matches nothing is explained as
+//     ErrStaleAttempt, ErrAlreadyTerminal, ErrLeaseLost or ErrNotFound, logged with
+//     submission_id, attempt and trace_id, and counted in oj_finalize_rejected_total.
+//  5. XACK only after the commit that decided the entry (worker.decided): a verdict, a
+//     business rejection (already terminal, fenced off, a duplicate of a leased
+//     submission) or a dead letter. A PostgreSQL error leaves the entry pending; it comes
+//     back through reclaim.
+//  6. Reclaim takes over pending entries with XAUTOCLAIM but claims the submission only
+//     when PostgreSQL says its lease expired (the same store.ClaimBatch condition); a
+//     live lease is left alone, and the bumped attempt fences off the old holder.
+//  7. Retries are bounded by max_attempts with exponential backoff through the outbox
+//     (store.EndAttempt); past the bound the submission is dead with verdict SE, a
+//     dead_letters row and a notification on oj:{dlq}:events, in the same transaction.
+//     Dead letters leave only through an audited replay (store.Requeue).
+//  8. Mutating admin actions support dry runs (the transaction is rolled back) and write
+//     an audit row (store.AddAudit).
+//  9. The safe trim is XTRIM MINID at the oldest entry still pending or undelivered
+//     (stream.SafeTrimID).
+//  10. Sandbox kill and cleanup are idempotent (package sandbox).
+//  11. Metrics carry lanes, outcomes, verdicts and reasons as labels, never ids; logs
+//     carry submission_id, attempt and trace_id.
+//
+// Time that decides a lease comes from a clock.Clock passed in, so tests move time
+// instead of sleeping; outbox due times use PostgreSQL's clock so every relay agrees.
+package core
