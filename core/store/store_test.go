@@ -294,3 +294,40 @@ func TestTokens(t *testing.T) {
 		t.Fatalf("revoked token authenticates: %v", err)
 	}
 }
+
+// Every committed state change is announced on oj_events, in order, and nothing that
+// rolled back is.
+func TestStateChangesAreNotified(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.DB(t)
+	conn, err := db.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN oj_events"); err != nil {
+		t.Fatal(err)
+	}
+	id := submit(t, db, 3)
+	now := time.Now()
+	if _, err := store.Cancel(ctx, db, id, "root", true, now); err != nil { // dry run: rolled back
+		t.Fatal(err)
+	}
+	l := claim(t, db, id, "w1", now)
+	if _, err := store.FinalizeBatch(ctx, db, "w1", []store.Result{{Lease: l, Outcome: job.Outcome{Verdict: job.VerdictAC}}}, now); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{id + " queued 0", id + " running 1", id + " finished 1"}
+	for i, w := range want {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		n, err := conn.Conn().WaitForNotification(wctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("notification %d: %v", i, err)
+		}
+		if n.Payload != w {
+			t.Fatalf("notification %d = %q, want %q", i, n.Payload, w)
+		}
+	}
+}

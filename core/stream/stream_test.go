@@ -61,3 +61,37 @@ func TestCompareIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestDeleteIdleConsumers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := testenv.Streams(t, testenv.RedisAddr(t))
+	lane := job.LaneLight
+	if err := s.EnsureGroup(ctx, lane); err != nil {
+		t.Fatal(err)
+	}
+	add := stream.Add{Stream: s.Keys.Jobs(lane), SubmissionID: "x"}
+	s.AddBatch(ctx, []stream.Add{add, add, add})
+	if _, err := s.Read(ctx, lane, "holder", 1, 10*time.Millisecond); err != nil { // 1 pending
+		t.Fatal(err)
+	}
+	// Consumers exist once they were delivered something; these two acked theirs.
+	for _, c := range []string{"gone", "me"} {
+		es, err := s.Read(ctx, lane, c, 1, 10*time.Millisecond)
+		if err != nil || len(es) != 1 {
+			t.Fatal(es, err)
+		}
+		if err := s.Ack(ctx, lane, es[0].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(30 * time.Millisecond)
+	n, err := s.DeleteIdleConsumers(ctx, lane, 20*time.Millisecond, "me")
+	if err != nil || n != 1 {
+		t.Fatalf("deleted %d, %v; want only the idle consumer without pending entries", n, err)
+	}
+	cs, _ := s.Client().XInfoConsumers(ctx, s.Keys.Jobs(lane), stream.Group).Result()
+	if len(cs) != 2 {
+		t.Fatalf("consumers left: %+v", cs)
+	}
+}

@@ -236,3 +236,28 @@ func splitID(id string) (uint64, uint64) {
 	s, _ := strconv.ParseUint(seq, 10, 64)
 	return m, s
 }
+
+// DeleteIdleConsumers removes lane's consumers that hold no pending entry and have been
+// idle for at least idle — the names of worker processes that are gone (each process
+// gets a fresh name). A consumer with pending entries is kept: reclaim moves them first.
+func (s *Streams) DeleteIdleConsumers(ctx context.Context, lane job.Lane, idle time.Duration, keep string) (int, error) {
+	key := s.Keys.Jobs(lane)
+	consumers, err := s.rdb.XInfoConsumers(ctx, key, Group).Result()
+	if err != nil {
+		return 0, fmt.Errorf("consumers of %s: %w", lane, err)
+	}
+	n := 0
+	for _, c := range consumers {
+		if c.Name == keep || c.Pending > 0 || c.Idle < idle {
+			continue
+		}
+		// DELCONSUMER answers how many pending entries it dropped; re-check that it is 0
+		// is not possible atomically, but an entry delivered meanwhile goes to the reader
+		// (a live consumer), never to this idle name.
+		if err := s.rdb.XGroupDelConsumer(ctx, key, Group, c.Name).Err(); err != nil {
+			return n, fmt.Errorf("delete consumer %s of %s: %w", c.Name, lane, err)
+		}
+		n++
+	}
+	return n, nil
+}

@@ -30,6 +30,9 @@ type Config struct {
 	RetryBase         time.Duration  `mapstructure:"retry_base"`
 	RetryMax          time.Duration  `mapstructure:"retry_max"`
 	ShutdownGrace     time.Duration  `mapstructure:"shutdown_grace"`
+	// ConsumerGCIdle removes consumers of the group (names of worker processes that are
+	// gone) with nothing pending after this long idle; 0 keeps them.
+	ConsumerGCIdle time.Duration `mapstructure:"consumer_gc_idle"`
 }
 
 // DefaultConfig returns the defaults: one slot per lane, 30 s leases.
@@ -46,6 +49,7 @@ func DefaultConfig() Config {
 		RetryBase:         2 * time.Second,
 		RetryMax:          2 * time.Minute,
 		ShutdownGrace:     30 * time.Second,
+		ConsumerGCIdle:    time.Hour,
 	}
 }
 
@@ -82,6 +86,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("worker.retry_base/retry_max: need 0 < retry_base <= retry_max")
 	case c.ShutdownGrace < 0:
 		return fmt.Errorf("worker.shutdown_grace: must not be negative")
+	case c.ConsumerGCIdle != 0 && c.ConsumerGCIdle < c.ReclaimMinIdle:
+		return fmt.Errorf("worker.consumer_gc_idle: must be 0 or at least worker.reclaim_min_idle")
 	}
 	return nil
 }

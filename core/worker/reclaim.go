@@ -22,6 +22,13 @@ func (w *Worker) reclaimLoop(ctx, judgeCtx context.Context, lane job.Lane, slots
 			w.m.Errors.WithLabelValues("reclaim").Inc()
 			w.log.Warn("reclaim", "lane", lane, "err", err)
 		}
+		if w.cfg.ConsumerGCIdle > 0 {
+			if n, err := w.streams.DeleteIdleConsumers(ctx, lane, w.cfg.ConsumerGCIdle, w.cfg.Name); err != nil && ctx.Err() == nil {
+				w.log.Warn("remove idle consumers", "lane", lane, "err", err)
+			} else if n > 0 {
+				w.log.Info("removed consumers of gone workers", "lane", lane, "count", n)
+			}
+		}
 	}
 }
 
