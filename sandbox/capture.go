@@ -2,8 +2,12 @@ package sandbox
 
 import (
 	"io"
+	"sync"
 	"sync/atomic"
 )
+
+// drainBufs are the read buffers of captures, reused across runs.
+var drainBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // capture keeps the first max bytes of a stream and counts all of it; when the count
 // passes limit it calls over once (the run is then killed for OLE).
@@ -17,7 +21,9 @@ type capture struct {
 }
 
 func (c *capture) drain(r io.Reader) {
-	b := make([]byte, 32<<10)
+	bp := drainBufs.Get().(*[]byte)
+	defer drainBufs.Put(bp)
+	b := *bp
 	for {
 		k, err := r.Read(b)
 		if k > 0 {

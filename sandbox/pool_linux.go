@@ -25,24 +25,23 @@ type Pool struct {
 	devnull *os.File
 	free    chan *slot
 	slots   []*slot
-	seq     atomic.Uint64
 
 	mu      sync.Mutex
 	closed  bool
 	running sync.WaitGroup
-	bg      sync.WaitGroup  // background cgroup creation and removal
 	leaked  []*cgroup.Group // cgroups whose removal failed; retried by Close
 }
 
-// slot is one environment: an init in its namespaces, the uid its runs use, and the
-// extra read-only mounts it currently has.
+// slot is one environment: an init in its namespaces, the cgroup its runs use (kept for
+// the slot's life and reset between runs: creating and removing one per run cost more
+// than the run), the uid its runs use, and the extra read-only mounts it currently has.
 type slot struct {
+	id     int
 	ns     *ns.Slot
+	cg     *cgroup.Group
 	uid    int
 	extras []string
-	// next is the cgroup for the slot's next run, created in the background after the
-	// previous run so that mkdir is off the run's critical path.
-	next chan *cgroup.Group
+	gen    int // how many times the slot's cgroup was replaced, for its name
 }
 
 var poolSeq atomic.Uint64
@@ -78,8 +77,8 @@ func NewPool(cfg Config) (*Pool, error) {
 	var wg sync.WaitGroup
 	for i := range cfg.PoolSize {
 		wg.Go(func() {
-			p.slots[i] = &slot{uid: cfg.UIDBase + i, next: make(chan *cgroup.Group, 1)}
-			errs[i] = p.start(p.slots[i])
+			p.slots[i] = &slot{id: i, uid: cfg.UIDBase + i}
+			errs[i] = p.ready(p.slots[i])
 		})
 	}
 	wg.Wait()
@@ -110,6 +109,41 @@ func (p *Pool) start(s *slot) error {
 	return nil
 }
 
+// ready (re)creates what a slot is missing: its cgroup, its init.
+func (p *Pool) ready(s *slot) error {
+	if s.cg == nil {
+		g, err := p.cg.Create(fmt.Sprintf("slot-%d-%d", s.id, s.gen))
+		if err != nil {
+			return err
+		}
+		s.cg = g
+		s.gen++
+	}
+	if s.ns == nil {
+		return p.start(s)
+	}
+	return nil
+}
+
+// repair throws away a slot's init and cgroup after a failure; ready rebuilds them
+// before the slot's next run. Stopping the init kills every process of its namespaces,
+// so the cgroup is empty when it is removed.
+func (p *Pool) repair(s *slot, cgroupToo bool) {
+	if s.ns != nil {
+		_ = s.ns.Close()
+		s.ns = nil
+	}
+	if cgroupToo && s.cg != nil {
+		if err := s.cg.Destroy(); err != nil {
+			p.mu.Lock()
+			p.leaked = append(p.leaked, s.cg)
+			p.mu.Unlock()
+		}
+		s.cg = nil
+	}
+	_ = p.ready(s) // a failure is retried by the next run
+}
+
 // Config returns the pool's configuration.
 func (p *Pool) Config() Config { return p.cfg }
 
@@ -137,12 +171,8 @@ func (p *Pool) Run(ctx context.Context, spec Spec) (Result, error) {
 		return seResult(fmt.Errorf("sandbox: waiting for a slot: %w", ctx.Err()))
 	}
 	res, err := p.run(ctx, s, spec)
-	if errors.Is(err, ns.ErrSlotBroken) {
-		_ = s.ns.Close()
-		if serr := p.start(s); serr != nil {
-			// Keep the slot in circulation; the next run will retry the start.
-			s.ns = nil
-		}
+	if errors.Is(err, ns.ErrSlotBroken) || errors.Is(err, errCgroup) {
+		p.repair(s, errors.Is(err, errCgroup))
 	}
 	p.free <- s
 	return res, err
@@ -198,21 +228,16 @@ func (p *Pool) Close() error {
 	p.closed = true
 	p.mu.Unlock()
 	p.running.Wait()
-	p.bg.Wait()
 	var errs []error
-	for _, s := range p.slots {
-		if s == nil {
-			continue
-		}
-		select {
-		case g := <-s.next:
-			errs = append(errs, g.Destroy())
-		default:
-		}
-	}
 	for _, s := range p.slots {
 		if s != nil && s.ns != nil {
 			errs = append(errs, s.ns.Close())
+		}
+	}
+	// Every process of every run died with its slot's init.
+	for _, s := range p.slots {
+		if s != nil && s.cg != nil {
+			errs = append(errs, s.cg.Destroy())
 		}
 	}
 	p.mu.Lock()
@@ -228,40 +253,4 @@ func (p *Pool) Close() error {
 		p.devnull.Close()
 	}
 	return errors.Join(errs...)
-}
-
-// cgroupFor returns a cgroup for a run in s: the one prepared in the background, or a
-// new one.
-func (p *Pool) cgroupFor(s *slot) (*cgroup.Group, error) {
-	select {
-	case g := <-s.next:
-		return g, nil
-	default:
-		return p.cg.Create(fmt.Sprintf("run-%d", p.seq.Add(1)))
-	}
-}
-
-// recycle removes a used cgroup and prepares the slot's next one, in the background.
-// A cgroup whose removal keeps failing is kept for Close to retry: never leaked.
-func (p *Pool) recycle(s *slot, used *cgroup.Group) {
-	p.bg.Go(func() {
-		if err := used.Destroy(); err != nil {
-			p.mu.Lock()
-			p.leaked = append(p.leaked, used)
-			p.mu.Unlock()
-		}
-		p.mu.Lock()
-		closed := p.closed
-		p.mu.Unlock()
-		if closed {
-			return
-		}
-		if g, err := p.cg.Create(fmt.Sprintf("run-%d", p.seq.Add(1))); err == nil {
-			select {
-			case s.next <- g:
-			default:
-				_ = g.Destroy()
-			}
-		}
-	})
 }

@@ -17,8 +17,12 @@ import (
 	"oj/sandbox/ns"
 )
 
-// run executes spec in slot s. Everything opened here is closed before it returns, and
-// the run's cgroup is removed (or handed to Close when removal keeps failing).
+// errCgroup marks a failure of the slot's cgroup (reset, or a run that left something
+// in it): the slot is rebuilt before its next run.
+var errCgroup = errors.New("sandbox: slot cgroup")
+
+// run executes spec in slot s. Everything opened here is closed before it returns; the
+// slot's cgroup is reset before the run and settled (checked empty) after it.
 func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	lim := p.cfg.withDefaults(spec.Limits)
 	fail := func(err error) (Result, error) {
@@ -26,18 +30,12 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 		r.Limits = lim
 		return r, err
 	}
-	if s.ns == nil {
-		if err := p.start(s); err != nil {
-			return fail(fmt.Errorf("sandbox: restart slot: %w", err))
-		}
+	if err := p.ready(s); err != nil {
+		return fail(fmt.Errorf("sandbox: restart slot: %w", err))
 	}
-	g, err := p.cgroupFor(s)
-	if err != nil {
-		return fail(fmt.Errorf("sandbox: %w", err))
-	}
-	defer p.recycle(s, g)
-	if err := g.Apply(cgroup.Limits{Memory: lim.Memory, Pids: int64(lim.Pids)}); err != nil {
-		return fail(fmt.Errorf("sandbox: %w", err))
+	g := s.cg
+	if err := g.Reset(cgroup.Limits{Memory: lim.Memory, Pids: int64(lim.Pids)}); err != nil {
+		return fail(fmt.Errorf("%w: %w", errCgroup, err))
 	}
 
 	var closers []io.Closer
@@ -57,14 +55,11 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	req.Rlimits[ns.RlimitFsize] = uint64(lim.Output)
 	req.Rlimits[ns.RlimitNofile] = uint64(lim.OpenFiles)
 	req.Rlimits[ns.RlimitCPU] = uint64((lim.CPU+time.Second-1)/time.Second) + 1
+	var err error
 	if req.Cgroup, err = g.ProcsFiles(); err != nil {
-		return fail(fmt.Errorf("sandbox: %w", err))
-	}
-	for _, f := range req.Cgroup {
-		closers = append(closers, f)
+		return fail(fmt.Errorf("%w: %w", errCgroup, err))
 	}
 
-	kill := make(chan struct{})
 	var killOnce sync.Once
 	var killedFor Status
 	var killMsg string
@@ -74,7 +69,7 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 			killMu.Lock()
 			killedFor, killMsg = st, msg
 			killMu.Unlock()
-			close(kill)
+			s.ns.Kill()
 		})
 	}
 
@@ -97,6 +92,12 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 		}
 		closers = append(closers, r, w)
 		req.Stdin = r
+		if l, ok := spec.Stdin.(interface{ Len() int }); ok && l.Len() <= pipeAtomic {
+			// Fits in the pipe's buffer whatever its size: written now, no goroutine.
+			_, _ = io.Copy(w, spec.Stdin)
+			w.Close()
+			break
+		}
 		stdinCopy = make(chan struct{})
 		go func() {
 			defer close(stdinCopy)
@@ -196,7 +197,7 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 			}
 		}
 	})
-	nr, runErr := s.ns.Run(req, kill)
+	nr, runErr := s.ns.Run(req)
 	close(stop)
 	watch.Wait()
 	hostWall := time.Since(start)
@@ -226,6 +227,9 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 		return fail(runErr)
 	}
 	st, statErr := g.Stats()
+	if err := g.Settle(); err != nil {
+		return fail(fmt.Errorf("%w: %w", errCgroup, err))
+	}
 
 	res := Result{Limits: lim, ExitCode: -1, CPU: st.CPU, Wall: nr.Wall, Memory: st.MemoryPeak}
 	if res.Wall == 0 {
@@ -255,8 +259,13 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	} else {
 		res.ExitCode = ws.ExitStatus()
 	}
+	// A file the program writes is cut at exactly Limits.Output (RLIMIT_FSIZE), so a
+	// file that reached it means the program tried to write more: runtimes that ignore
+	// SIGXFSZ (Python, the JVM) get EFBIG and then fail or exit, which is still OLE.
+	// Captured pipes are counted exactly and are over only past the limit.
+	full := outFile != nil && res.StdoutBytes >= lim.Output || errFile != nil && res.StderrBytes >= lim.Output
 	killMu.Lock()
-	res.Status, res.Error = classify(res, st, killedFor, killMsg)
+	res.Status, res.Error = classify(res, st, killedFor, killMsg, full)
 	killMu.Unlock()
 	if res.Status == SE {
 		return res, errors.New(res.Error)
@@ -264,8 +273,13 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	return res, nil
 }
 
-// classify applies the precedence MLE, TLE, OLE, RE to a finished run.
-func classify(r Result, st cgroup.Stats, killedFor Status, killMsg string) (Status, string) {
+// pipeAtomic is the most standard input written to a pipe before the program starts:
+// a pipe always holds at least one page, however the system limits pipe buffers.
+const pipeAtomic = 4096
+
+// classify applies the precedence SE, MLE, TLE, OLE, RE to a finished run. outputFull
+// says an output file reached Limits.Output.
+func classify(r Result, st cgroup.Stats, killedFor Status, killMsg string, outputFull bool) (Status, string) {
 	sig := syscall.Signal(r.Signal)
 	l := r.Limits
 	switch {
@@ -281,10 +295,13 @@ func classify(r Result, st cgroup.Stats, killedFor Status, killMsg string) (Stat
 		return TLE, fmt.Sprintf("wall time %v over %v", r.Wall.Round(time.Millisecond), l.Wall)
 	case killedFor == OLE:
 		return OLE, killMsg
-	case sig == syscall.SIGXFSZ || r.StdoutBytes > l.Output || r.StderrBytes > l.Output:
-		return OLE, fmt.Sprintf("output over %d bytes", l.Output)
+	case sig == syscall.SIGXFSZ || outputFull || r.StdoutBytes > l.Output || r.StderrBytes > l.Output:
+		return OLE, fmt.Sprintf("output reached the limit of %d bytes", l.Output)
 	case sig == syscall.SIGSYS:
-		return RE, "killed by seccomp (SIGSYS): a forbidden system call or a non-native syscall ABI"
+		// The filter kills only for a non-native ABI; every denied call of the native
+		// one fails with EPERM instead. The parent's wait status carries no syscall
+		// number (si_syscall exists only in the SIGSYS the dying process receives).
+		return RE, "killed by seccomp (SIGSYS): a system call through a non-native ABI (i386 int 0x80 or x32), which the sandbox refuses"
 	case r.Signal != 0:
 		return RE, "killed by signal " + strings.ToUpper(sigName(sig))
 	case r.ExitCode != 0:

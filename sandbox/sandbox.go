@@ -6,12 +6,14 @@
 // new PID, mount, network, IPC and UTS namespaces, with a read-only view of the host's
 // runtime directories (Config.ReadOnly plus a filtered /etc), a minimal /dev and its
 // own /proc, after pivot_root. A run asks a free slot's init to mount the work dir at
-// /w and a fresh size-limited tmpfs at /tmp, then to clone a child that joins the run's
-// own cgroup (memory without swap, pids, CPU accounting over all threads), sets rlimits
+// /w and a fresh size-limited tmpfs at /tmp, then to clone a child that joins the slot's
+// cgroup (memory without swap, pids, CPU accounting over all threads), sets rlimits
 // (stack, file size, open files, core 0, CPU as a backstop), drops to the slot's
 // unprivileged uid/gid, sets no_new_privs, loads the seccomp filter and execs. When the
 // main process exits, every other process of the run is killed and reaped, the mounts
-// are detached and the cgroup is read and removed: nothing of a run outlives it.
+// are detached and the cgroup is read and checked empty: nothing of a run outlives it.
+// A slot keeps its cgroup for its whole life and resets its counters before each run
+// (see cgroup.Group.Reset), which costs a few writes instead of a mkdir and an rmdir.
 //
 // The Linux-only parts live in sandbox/ns (namespaces and the init), sandbox/cgroup
 // (v1 and v2) and sandbox/seccomp. On other systems NewPool returns ErrUnsupported.

@@ -287,3 +287,66 @@ func TestCloseIsIdempotent(t *testing.T) {
 		t.Fatal("Run after Close worked")
 	}
 }
+
+// TestStatsArePerRun runs a 100 MiB toucher, a CPU burner and /bin/true one after the
+// other in the same slot: its cgroup is kept between runs, and each run must report
+// its own peak memory and CPU time, not what the slot accumulated.
+func TestStatsArePerRun(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PoolSize = 1
+	p, err := NewPool(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	runIn := func(args ...string) Result {
+		res, err := p.Run(context.Background(), Spec{Args: args, ReadOnly: []string{bins}, Limits: Limits{CPU: 2 * time.Second}})
+		if err != nil || res.Status != OK {
+			t.Fatalf("%v: status %s err %v", args, res.Status, err)
+		}
+		t.Logf("%v: cpu %v memory %d KiB", args, res.CPU, res.Memory>>10)
+		return res
+	}
+	if res := runIn(bin("malloc"), "100"); res.Memory < 90*MiB {
+		t.Fatalf("toucher: memory %d MiB, want about 100", res.Memory/MiB)
+	}
+	res := runIn(bin("burn"), "300")
+	if res.CPU < 270*time.Millisecond || res.CPU > 330*time.Millisecond || res.Memory > 8*MiB {
+		t.Fatalf("burner after the toucher: cpu %v memory %d KiB, want 0.3 s and a few MiB", res.CPU, res.Memory>>10)
+	}
+	res = runIn("/bin/true")
+	if res.CPU > 20*time.Millisecond || res.Memory > 8*MiB {
+		t.Fatalf("/bin/true after them: cpu %v memory %d KiB, want both small", res.CPU, res.Memory>>10)
+	}
+}
+
+// TestNoDescriptorLeaksIntoRun checks that a program sees only its standard streams:
+// not the slot's control socket (with which it could forge results) nor anything else
+// the init holds.
+func TestNoDescriptorLeaksIntoRun(t *testing.T) {
+	t.Parallel()
+	res := run(t, Spec{Args: []string{"ls", "/proc/self/fd"}})
+	// 3 is ls's own handle on the directory it lists.
+	if res.Status != OK || string(res.Stdout) != "0\n1\n2\n3\n" {
+		t.Fatalf("status %s, open descriptors %q, want 0 1 2 (3: ls itself)", res.Status, res.Stdout)
+	}
+}
+
+// TestOutputFileAtLimitIsOLE covers runtimes that ignore SIGXFSZ (Python, the JVM):
+// the write past RLIMIT_FSIZE fails with EFBIG and the program exits non-zero, but
+// the output file reached the limit, so the verdict is OLE, not RE.
+func TestOutputFileAtLimitIsOLE(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "out")
+	res := run(t, Spec{
+		Args:       []string{"sh", "-c", "trap '' XFSZ; exec head -c 3000000 /dev/zero"},
+		StdoutPath: out, Limits: Limits{Output: MiB},
+	})
+	if res.Status != OLE || res.ExitCode == 0 || res.StdoutBytes != MiB {
+		t.Fatalf("status %s exit %d stdout bytes %d, want OLE with a non-zero exit and exactly 1 MiB", res.Status, res.ExitCode, res.StdoutBytes)
+	}
+}

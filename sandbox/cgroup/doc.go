@@ -1,4 +1,5 @@
-// Package cgroup gives each sandbox run its own cgroup: a memory limit with swap
+// Package cgroup gives sandbox runs a cgroup (one per pool slot, reset between its
+// runs so that each run's figures are its own): a memory limit with swap
 // disabled, a pids limit, CPU accounting over all threads, peak memory and the OOM-kill
 // counter, and removal that waits for exiting processes instead of leaking (EBUSY is
 // retried, never ignored).

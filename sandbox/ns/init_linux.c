@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/close_range.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -501,6 +502,12 @@ done:
 }
 
 void oj_init_main(void) {
+	// Nothing of ours may reach a run: not the control socket (a program could forge
+	// results or read the host's messages), not what the Go runtime opened before us.
+	if (fcntl(sock, F_SETFD, FD_CLOEXEC) < 0) _exit(1);
+	if (syscall(SYS_close_range, 4, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		for (int fd = 4; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
 	// Host death closes the socket; PR_SET_PDEATHSIG (set by the host) covers the rest.
 	hello();
 	for (;;) {

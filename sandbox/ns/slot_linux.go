@@ -36,6 +36,10 @@ type Slot struct {
 	conn *net.UnixConn
 	done chan struct{}
 	once sync.Once
+	// Buffers reused by Run (one run at a time).
+	buf  []byte
+	fds  []int
+	rbuf [1024]byte
 }
 
 // Start re-executes the binary as a sandbox init in new namespaces and builds its root.
@@ -133,21 +137,26 @@ type Request struct {
 var ErrSlotBroken = errors.New("sandbox slot broken")
 
 // Run starts the request and waits for its main process to exit; every process of the
-// run is dead and reaped when it returns. Closing kill (or sending on it) kills the run.
-func (s *Slot) Run(req *Request, kill <-chan struct{}) (Result, error) {
+// run is dead and reaped when it returns. It is one message each way: no goroutine, no
+// extra round trip. Kill, from another goroutine, ends the run early.
+func (s *Slot) Run(req *Request) (Result, error) {
 	var e encoder
+	e.b = s.buf[:0]
 	e.u32(magicRun)
 	flags := uint32(0)
-	files := []*os.File{req.Stdin, req.Stdout, req.Stderr}
+	fds := s.fds[:0]
+	fds = append(fds, int(req.Stdin.Fd()), int(req.Stdout.Fd()), int(req.Stderr.Fd()))
 	if req.WorkTree != nil {
 		flags |= flagWorkTree
-		files = append(files, req.WorkTree)
+		fds = append(fds, int(req.WorkTree.Fd()))
 	}
-	files = append(files, req.Cgroup...)
+	for _, f := range req.Cgroup {
+		fds = append(fds, int(f.Fd()))
+	}
 	if req.ReplaceExtras {
 		flags |= flagExtras
 		for _, m := range req.Extras {
-			files = append(files, m.Tree)
+			fds = append(fds, int(m.Tree.Fd()))
 		}
 	}
 	e.u32(flags)
@@ -169,52 +178,33 @@ func (s *Slot) Run(req *Request, kill <-chan struct{}) (Result, error) {
 	}
 	e.strs(req.Args)
 	e.strs(req.Env)
-	fds := make([]int, len(files))
-	for i, f := range files {
-		fds[i] = int(f.Fd())
-	}
+	s.buf, s.fds = e.b, fds
 	_, _, err := s.conn.WriteMsgUnix(e.b, unix.UnixRights(fds...), nil)
-	runtime.KeepAlive(files)
+	runtime.KeepAlive(req)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: send run: %v", ErrSlotBroken, err)
 	}
-	type reply struct {
-		b   []byte
-		err error
+	// The init holds the only other end: if it dies, this read ends (zero bytes).
+	n, _, _, _, err := s.conn.ReadMsgUnix(s.rbuf[:], nil)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: read result: %v", ErrSlotBroken, err)
 	}
-	ch := make(chan reply, 1)
-	go func() {
-		buf := make([]byte, 1024)
-		n, _, _, _, err := s.conn.ReadMsgUnix(buf, nil)
-		ch <- reply{buf[:n], err}
-	}()
-	for {
-		select {
-		case r := <-ch:
-			if r.err != nil {
-				return Result{}, fmt.Errorf("%w: read result: %v", ErrSlotBroken, r.err)
-			}
-			res, ok := decodeResult(r.b)
-			if !ok {
-				return Result{}, fmt.Errorf("%w: malformed result", ErrSlotBroken)
-			}
-			return res, nil
-		case <-kill:
-			kill = nil
-			if _, _, err := s.conn.WriteMsgUnix([]byte{'K'}, nil, nil); err != nil {
-				s.Close()
-			}
-		case <-s.done:
-			// Drain a result that raced with the exit, else report the breakage.
-			select {
-			case r := <-ch:
-				if res, ok := decodeResult(r.b); ok && r.err == nil {
-					return res, nil
-				}
-			case <-time.After(100 * time.Millisecond):
-			}
+	res, ok := decodeResult(s.rbuf[:n])
+	if !ok {
+		if n == 0 {
 			return Result{}, fmt.Errorf("%w: init exited", ErrSlotBroken)
 		}
+		return Result{}, fmt.Errorf("%w: malformed result", ErrSlotBroken)
+	}
+	return res, nil
+}
+
+// Kill asks the init to kill every process of the current run; Run then returns its
+// result. It is safe to call concurrently with Run; a Kill that arrives after the run
+// ended is ignored by the init.
+func (s *Slot) Kill() {
+	if _, _, err := s.conn.WriteMsgUnix([]byte{'K'}, nil, nil); err != nil {
+		s.Close()
 	}
 }
 

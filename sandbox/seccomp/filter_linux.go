@@ -21,6 +21,11 @@ func Build() ([]byte, error) {
 	if err := f.SetNoNewPrivsBit(false); err != nil {
 		return nil, fmt.Errorf("seccomp nnp: %w", err)
 	}
+	// A binary tree of syscall numbers instead of a linear list: shorter to run on every
+	// system call, and about half the time for the kernel to load in each run's child.
+	if err := f.SetOptimize(2); err != nil {
+		return nil, fmt.Errorf("seccomp optimize: %w", err)
+	}
 	if err := f.SetBadArchAction(libseccomp.ActKillProcess); err != nil {
 		return nil, fmt.Errorf("seccomp bad arch: %w", err)
 	}

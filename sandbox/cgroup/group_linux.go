@@ -1,0 +1,443 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Group is a cgroup for runs (a directory per v1 controller, or one v2 directory). A
+// pool slot keeps one Group for its whole life and runs one program at a time in it:
+// Reset before each run restarts the counters, Settle after it checks that nothing of
+// the run is left and drops what the run left charged, so creating and removing a
+// cgroup per run (and its cost) is not needed.
+type Group struct {
+	v2    bool
+	dirs  map[string]string
+	cpu   *os.File // cpuacct.usage or cpu.stat, kept open for polling
+	files map[string]*os.File
+	procs []*os.File
+
+	applied    Limits
+	hasApplied bool
+	base       baseline
+
+	mu   sync.Mutex
+	gone bool
+}
+
+// baseline holds the counters that cannot be reset, read by Reset; Stats reports the
+// difference.
+type baseline struct {
+	cpu       time.Duration // v2 usage_usec
+	usage     int64         // memory charged before the run (left by earlier runs)
+	oomKills  int64
+	limitHits int64 // v2 "max" events
+}
+
+// New creates the cgroup name under the parent and applies lim.
+func (m *Manager) New(name string, lim Limits) (*Group, error) {
+	g, err := m.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Apply(lim); err != nil {
+		_ = g.Destroy()
+		return nil, err
+	}
+	return g, nil
+}
+
+// Create creates the cgroup name without limits; Reset or Apply sets them.
+func (m *Manager) Create(name string) (*Group, error) {
+	g := &Group{v2: m.v2, dirs: map[string]string{}, files: map[string]*os.File{}}
+	for c, p := range m.parents {
+		d := filepath.Join(p, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			_ = g.Destroy()
+			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
+		g.dirs[c] = d
+	}
+	cpuFile := filepath.Join(g.dir("cpuacct"), "cpuacct.usage")
+	if g.v2 {
+		cpuFile = filepath.Join(g.dir(""), "cpu.stat")
+	}
+	f, err := os.Open(cpuFile)
+	if err != nil {
+		_ = g.Destroy()
+		return nil, fmt.Errorf("open cgroup cpu usage: %w", err)
+	}
+	g.cpu = f
+	return g, nil
+}
+
+func (g *Group) dir(c string) string {
+	if g.v2 {
+		return g.dirs[""]
+	}
+	return g.dirs[c]
+}
+
+// file returns controller c's file name, opened once read-write (or read-only where
+// the kernel refuses writing) and kept for the group's life.
+func (g *Group) file(c, name string) (*os.File, error) {
+	key := c + "/" + name
+	if f, ok := g.files[key]; ok {
+		return f, nil
+	}
+	p := filepath.Join(g.dir(c), name)
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		f, err = os.Open(p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cgroup %s: %w", name, err)
+	}
+	if g.files == nil {
+		g.files = map[string]*os.File{}
+	}
+	g.files[key] = f
+	return f, nil
+}
+
+func (g *Group) put(c, name, val string) error {
+	f, err := g.file(c, name)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt([]byte(val), 0); err != nil {
+		return fmt.Errorf("cgroup %s: %w", name, err)
+	}
+	return nil
+}
+
+func (g *Group) get(c, name string) (string, error) {
+	f, err := g.file(c, name)
+	if err != nil {
+		return "", err
+	}
+	var buf [1024]byte
+	n, err := f.ReadAt(buf[:], 0)
+	if n == 0 && err != nil && err != io.EOF {
+		return "", fmt.Errorf("cgroup %s: %w", name, err)
+	}
+	return string(buf[:n]), nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// Apply sets the group's memory (swap disabled) and pids limits.
+func (g *Group) Apply(lim Limits) error {
+	mem := strconv.FormatInt(lim.Memory, 10)
+	pids := "max"
+	if lim.Pids > 0 {
+		pids = strconv.FormatInt(lim.Pids, 10)
+	}
+	if g.v2 {
+		d := g.dirs[""]
+		if lim.Memory > 0 {
+			if err := g.put("", "memory.max", mem); err != nil {
+				return err
+			}
+			if exists(filepath.Join(d, "memory.swap.max")) {
+				if err := g.put("", "memory.swap.max", "0"); err != nil {
+					return err
+				}
+			}
+			// One OOM kill ends the whole run, as a judge expects.
+			if exists(filepath.Join(d, "memory.oom.group")) {
+				_ = g.put("", "memory.oom.group", "1")
+			}
+		}
+		if exists(filepath.Join(d, "pids.max")) {
+			if err := g.put("", "pids.max", pids); err != nil {
+				return err
+			}
+		}
+	} else {
+		if lim.Memory > 0 {
+			d := g.dirs["memory"]
+			if exists(filepath.Join(d, "memory.memsw.limit_in_bytes")) {
+				// memory+swap must stay ≥ memory at every step, whichever way the limit
+				// moves: lift it, set memory, then pin it to memory.
+				if err := g.put("memory", "memory.memsw.limit_in_bytes", "-1"); err != nil {
+					return err
+				}
+				if err := g.put("memory", "memory.limit_in_bytes", mem); err != nil {
+					return err
+				}
+				if err := g.put("memory", "memory.memsw.limit_in_bytes", mem); err != nil {
+					return err
+				}
+			} else {
+				if err := g.put("memory", "memory.limit_in_bytes", mem); err != nil {
+					return err
+				}
+				_ = g.put("memory", "memory.swappiness", "0")
+			}
+		}
+		if err := g.put("pids", "pids.max", pids); err != nil {
+			return err
+		}
+	}
+	g.applied, g.hasApplied = lim, true
+	return nil
+}
+
+// Reset prepares the group for the next run: it applies lim when it differs from the
+// previous run's, restarts the counters that can be restarted (v1 CPU, peak memory,
+// failcnt; v2 memory.peak through our own file descriptor) and records the others, so
+// that Stats and CPU report this run alone. The group must be empty (see Settle).
+func (g *Group) Reset(lim Limits) error {
+	if !g.hasApplied || lim != g.applied {
+		if err := g.Apply(lim); err != nil {
+			return err
+		}
+	}
+	g.base = baseline{}
+	if g.v2 {
+		cpu, err := g.CPU()
+		if err != nil {
+			return err
+		}
+		g.base.cpu = cpu
+		if v, err := g.get("", "memory.events"); err == nil {
+			g.base.oomKills, _ = flatKeyed(v, "oom_kill")
+			g.base.limitHits, _ = flatKeyed(v, "max")
+		}
+		// Since Linux 6.12 a write to memory.peak restarts the peak seen through the
+		// same descriptor; on older kernels the peak stays cumulative.
+		_ = g.put("", "memory.peak", "reset")
+		if v, err := g.get("", "memory.current"); err == nil {
+			g.base.usage, _ = parseInt(v)
+		}
+		return nil
+	}
+	for _, r := range [][2]string{{"cpuacct", "cpuacct.usage"}, {"memory", "memory.max_usage_in_bytes"}, {"memory", "memory.failcnt"}} {
+		if err := g.put(r[0], r[1], "0"); err != nil {
+			return fmt.Errorf("reset %w", err)
+		}
+	}
+	if v, err := g.get("memory", "memory.oom_control"); err == nil {
+		g.base.oomKills, _ = flatKeyed(v, "oom_kill")
+	}
+	v, err := g.get("memory", "memory.usage_in_bytes")
+	if err != nil {
+		return err
+	}
+	g.base.usage, _ = parseInt(v)
+	return nil
+}
+
+// ProcsFiles returns cgroup.procs of every directory of the group, opened for writing
+// once and owned by the group; a child that writes "0" to each joins the group itself,
+// before exec, with no race.
+func (g *Group) ProcsFiles() ([]*os.File, error) {
+	if g.procs != nil {
+		return g.procs, nil
+	}
+	var fs []*os.File
+	for _, d := range g.dirs {
+		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			for _, f := range fs {
+				f.Close()
+			}
+			return nil, fmt.Errorf("open cgroup.procs: %w", err)
+		}
+		fs = append(fs, f)
+	}
+	g.procs = fs
+	return fs, nil
+}
+
+// CPU returns the CPU time used by all threads of the group since Reset.
+func (g *Group) CPU() (time.Duration, error) {
+	var buf [512]byte
+	n, err := g.cpu.ReadAt(buf[:], 0)
+	if n == 0 && err != nil {
+		return 0, fmt.Errorf("read cgroup cpu: %w", err)
+	}
+	if g.v2 {
+		us, err := flatKeyed(string(buf[:n]), "usage_usec")
+		return time.Duration(us)*time.Microsecond - g.base.cpu, err
+	}
+	ns, err := parseInt(string(buf[:n]))
+	return time.Duration(ns), err
+}
+
+// Stats reads the group's counters since Reset. The peak does not include what earlier
+// runs left charged to the group (page cache Settle could not reclaim), which Reset
+// recorded.
+func (g *Group) Stats() (Stats, error) {
+	var s Stats
+	var err error
+	if s.CPU, err = g.CPU(); err != nil {
+		return s, err
+	}
+	if g.v2 {
+		if v, err := g.get("", "memory.peak"); err == nil {
+			s.MemoryPeak, _ = parseInt(v)
+		} else if v, err := g.get("", "memory.current"); err == nil {
+			s.MemoryPeak, _ = parseInt(v)
+		}
+		if v, err := g.get("", "memory.events"); err == nil {
+			s.OOMKills, _ = flatKeyed(v, "oom_kill")
+			s.LimitHits, _ = flatKeyed(v, "max")
+		}
+	} else {
+		v, err := g.get("memory", "memory.max_usage_in_bytes")
+		if err != nil {
+			return s, fmt.Errorf("read memory peak: %w", err)
+		}
+		s.MemoryPeak, _ = parseInt(v)
+		if v, err := g.get("memory", "memory.oom_control"); err == nil {
+			s.OOMKills, _ = flatKeyed(v, "oom_kill")
+		}
+		if v, err := g.get("memory", "memory.failcnt"); err == nil {
+			s.LimitHits, _ = parseInt(v)
+		}
+	}
+	// What was charged before the run is left out only when it is more than Settle
+	// lets stay: a smaller remainder is mostly the kernel's per-CPU batch of charges
+	// made in advance, from which the run's first pages are then taken without moving
+	// the counter, so subtracting it would report almost nothing for a small run.
+	if g.base.usage > LeftCharge {
+		s.MemoryPeak = max(0, s.MemoryPeak-g.base.usage)
+	}
+	s.OOMKills = max(0, s.OOMKills-g.base.oomKills)
+	s.LimitHits = max(0, s.LimitHits-g.base.limitHits)
+	return s, nil
+}
+
+// LeftCharge is how much memory may stay charged to a group between runs (page cache
+// of files a run read or wrote) before Settle reclaims it, so that the next run starts
+// with its memory limit free and its peak not hidden by reclaim of someone else's cache.
+const LeftCharge = 1 << 20
+
+// Settle is called after a run whose processes have all been killed and reaped: it
+// checks that the group is empty (killing anything listed, which cannot normally
+// happen) and reclaims memory the run left charged when that is over LeftCharge. An
+// error means the group cannot be trusted for another run.
+func (g *Group) Settle() error {
+	if !g.empty() {
+		if err := g.Kill(); err != nil {
+			return err
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for !g.empty() {
+			if time.Now().After(deadline) {
+				return errors.New("cgroup: processes left after the run")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if g.v2 {
+		v, err := g.get("", "memory.current")
+		if err != nil {
+			return nil // no memory controller here
+		}
+		if cur, _ := parseInt(v); cur > LeftCharge {
+			_ = g.put("", "memory.reclaim", strconv.FormatInt(cur, 10))
+		}
+		return nil
+	}
+	v, err := g.get("memory", "memory.usage_in_bytes")
+	if err != nil {
+		return err
+	}
+	if cur, _ := parseInt(v); cur > LeftCharge {
+		// Only possible with no task in the group; what cannot be reclaimed (dirty
+		// pages still being written back) stays and is left out of the next peak.
+		_ = g.put("memory", "memory.force_empty", "0")
+	}
+	return nil
+}
+
+// empty reports whether no process is left in the group. It reads counters through
+// descriptors kept open (a kept v1 cgroup.procs does not see later changes): v2
+// cgroup.events, or on v1 the pids hierarchy's pids.current, which counts every task of
+// a run (a child joins all hierarchies before exec, and one that fails to exits).
+func (g *Group) empty() bool {
+	if g.v2 {
+		v, err := g.get("", "cgroup.events")
+		n, perr := flatKeyed(v, "populated")
+		return err == nil && perr == nil && n == 0
+	}
+	v, err := g.get("pids", "pids.current")
+	n, perr := parseInt(v)
+	return err == nil && perr == nil && n == 0
+}
+
+// Kill sends SIGKILL to every process in the group: cgroup.kill on v2 when the kernel
+// has it, else each pid listed in cgroup.procs until none is left.
+func (g *Group) Kill() error {
+	if g.v2 && exists(filepath.Join(g.dirs[""], "cgroup.kill")) {
+		return os.WriteFile(filepath.Join(g.dirs[""], "cgroup.kill"), []byte("1"), 0)
+	}
+	for range 100 {
+		any := false
+		for _, d := range g.dirs {
+			b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+			if err != nil {
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+					any = true
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+		if !any {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return errors.New("cgroup kill: processes keep appearing")
+}
+
+// Destroy kills what is left and removes the group, waiting out EBUSY while killed
+// processes exit. It is idempotent; after a failure a later call tries again.
+func (g *Group) Destroy() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gone {
+		return nil
+	}
+	if g.cpu != nil {
+		g.cpu.Close()
+		g.cpu = nil
+	}
+	for k, f := range g.files {
+		f.Close()
+		delete(g.files, k)
+	}
+	for _, f := range g.procs {
+		f.Close()
+	}
+	g.procs = nil
+	var errs []error
+	for _, d := range g.dirs {
+		err := rmdirRetry(d, 50*time.Millisecond)
+		if err != nil {
+			_ = g.Kill()
+			err = rmdirRetry(d, 5*time.Second)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		g.gone = true
+	}
+	return errors.Join(errs...)
+}
