@@ -34,7 +34,9 @@ type Pool struct {
 
 // slot is one environment: an init in its namespaces, the cgroup its runs use (kept for
 // the slot's life and reset between runs: creating and removing one per run cost more
-// than the run), the uid its runs use, and the extra read-only mounts it currently has.
+// than the run; on v2 without a resettable memory.peak it is the parent of a leaf per
+// run, and the init stays in the pool's own cgroup either way), the uid its runs use,
+// and the extra read-only mounts it currently has.
 type slot struct {
 	id     int
 	ns     *ns.Slot

@@ -37,6 +37,14 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	if err := g.Reset(cgroup.Limits{Memory: lim.Memory, Pids: int64(lim.Pids)}); err != nil {
 		return fail(fmt.Errorf("%w: %w", errCgroup, err))
 	}
+	// A run that does not reach Settle leaves nothing behind either (a v2 per-run leaf
+	// cgroup is removed; a reset-in-place group needs nothing until its next Reset).
+	settled := false
+	defer func() {
+		if !settled {
+			_ = g.Abort() // on failure the leaf stays recorded: next Reset or Destroy retries
+		}
+	}()
 
 	var closers []io.Closer
 	defer func() {
@@ -227,11 +235,16 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 		return fail(runErr)
 	}
 	st, statErr := g.Stats()
+	settled = true
 	if err := g.Settle(); err != nil {
 		return fail(fmt.Errorf("%w: %w", errCgroup, err))
 	}
 
 	res := Result{Limits: lim, ExitCode: -1, CPU: st.CPU, Wall: nr.Wall, Memory: st.MemoryPeak}
+	if st.NoPeak {
+		// cgroup v2 before Linux 5.19 keeps no peak: the largest process's is a floor.
+		res.Memory = max(res.Memory, nr.MaxRSSKB<<10)
+	}
 	if res.Wall == 0 {
 		res.Wall = hostWall
 	}

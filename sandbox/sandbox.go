@@ -13,7 +13,9 @@
 // main process exits, every other process of the run is killed and reaped, the mounts
 // are detached and the cgroup is read and checked empty: nothing of a run outlives it.
 // A slot keeps its cgroup for its whole life and resets its counters before each run
-// (see cgroup.Group.Reset), which costs a few writes instead of a mkdir and an rmdir.
+// (see cgroup.Group.Reset), which costs a few writes instead of a mkdir and an rmdir;
+// on cgroup v2 kernels before 6.12, whose memory.peak cannot be reset, the slot's
+// cgroup is a parent and each run gets a fresh leaf below it instead.
 //
 // The Linux-only parts live in sandbox/ns (namespaces and the init), sandbox/cgroup
 // (v1 and v2) and sandbox/seccomp. On other systems NewPool returns ErrUnsupported.

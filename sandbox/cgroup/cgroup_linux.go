@@ -32,15 +32,25 @@ type Stats struct {
 	OOMKills int64
 	// LimitHits counts allocations that hit the limit (v1 memory.failcnt, v2 max events).
 	LimitHits int64
+	// NoPeak says the kernel keeps no peak (cgroup v2 before Linux 5.19): MemoryPeak is
+	// only what was still charged at the end, and the caller should use a figure of its
+	// own as well (wait4's ru_maxrss).
+	NoPeak bool
 }
 
 // Manager creates run cgroups under one parent. It is safe for concurrent use.
 type Manager struct {
 	v2      bool
+	fs      fsys
 	v2root  string            // the cgroup2 mount point
 	parents map[string]string // controller (v1) or "" (v2) → absolute parent dir
 	created []string          // directories we made, deepest last, removed by Close
 	mu      sync.Mutex
+
+	// perRun (v2): memory.peak cannot be restarted, so groups give each run a fresh
+	// leaf (see Group); perRunWhy says what the probe found.
+	perRun    bool
+	perRunWhy string
 }
 
 // v1Controllers are the hierarchies a v1 run joins.
@@ -72,7 +82,7 @@ func Detect(parent string, version int) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{v2: v2, parents: parents}
+	m := &Manager{v2: v2, fs: osFS{}, parents: parents}
 	for _, mp := range mounts {
 		if mp.v2 && m.v2root == "" {
 			m.v2root = mp.dir
@@ -82,7 +92,16 @@ func Detect(parent string, version int) (*Manager, error) {
 		_ = m.Close()
 		return nil, err
 	}
+	m.probe()
 	return m, nil
+}
+
+// ops returns the Manager's cgroupfs.
+func (m *Manager) ops() fsys {
+	if m.fs == nil {
+		return osFS{}
+	}
+	return m.fs
 }
 
 // plan picks the hierarchy and computes the parent directory per controller.
@@ -288,7 +307,7 @@ func (m *Manager) Close() error {
 		if !m.deepest(m.created[i]) {
 			timeout = 0 // a shared ancestor ("oj") stays while another pool uses it
 		}
-		if err := rmdirRetry(m.created[i], timeout); err != nil && timeout > 0 {
+		if err := rmdirRetry(m.ops(), m.created[i], timeout); err != nil && timeout > 0 {
 			errs = append(errs, err)
 		}
 	}
@@ -306,15 +325,15 @@ func (m *Manager) deepest(dir string) bool {
 }
 
 // rmdirRetry removes a cgroup directory, retrying while killed processes finish exiting.
-func rmdirRetry(dir string, timeout time.Duration) error {
+func rmdirRetry(fs fsys, dir string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	wait := 100 * time.Microsecond
 	for {
-		err := syscall.Rmdir(dir)
-		if err == nil || err == syscall.ENOENT {
+		err := fs.Rmdir(dir)
+		if err == nil || errors.Is(err, syscall.ENOENT) {
 			return nil
 		}
-		if (err != syscall.EBUSY && err != syscall.EAGAIN) || time.Now().After(deadline) {
+		if (!errors.Is(err, syscall.EBUSY) && !errors.Is(err, syscall.EAGAIN)) || time.Now().After(deadline) {
 			return fmt.Errorf("remove cgroup %s: %w", dir, err)
 		}
 		time.Sleep(wait)

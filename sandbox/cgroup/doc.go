@@ -6,7 +6,9 @@
 //
 // Both hierarchies are supported and detected at start: cgroup v2 (production, a
 // delegated subtree under systemd with Delegate=yes) and cgroup v1 (older hosts, where
-// memory, cpuacct and pids are separate hierarchies). Run cgroups are created under a
+// memory, cpuacct and pids are separate hierarchies). Resetting a v2 cgroup's peak
+// needs Linux 6.12; Detect probes for it, and where it is missing each run gets a fresh
+// leaf cgroup under its slot's instead (see leaf_linux.go and Manager.PerRunLeaf). Run cgroups are created under a
 // parent that is either relative to the caller's own cgroup or absolute from the
 // hierarchy's root, so a process that already lives in a cgroup (a systemd service, a
 // container) keeps its runs inside its own subtree.

@@ -18,12 +18,24 @@ import (
 // Reset before each run restarts the counters, Settle after it checks that nothing of
 // the run is left and drops what the run left charged, so creating and removing a
 // cgroup per run (and its cost) is not needed.
+//
+// On v2 that needs a memory.peak that can be restarted (Linux 6.12). Where it cannot
+// (see Manager.PerRunLeaf) the group is a parent only and each run gets a fresh leaf
+// below it, "run": Reset creates it with the limits, the run's child joins it, Stats
+// reads it (a new cgroup's peak and CPU are the run's own) and Settle removes it.
 type Group struct {
 	v2    bool
+	fs    fsys
 	dirs  map[string]string
-	cpu   *os.File // cpuacct.usage or cpu.stat, kept open for polling
-	files map[string]*os.File
+	cpu   cgFile // cpuacct.usage or cpu.stat, kept open for polling
+	files map[string]cgFile
 	procs []*os.File
+
+	// perRun: v2 without a resettable memory.peak. The group holds no process itself
+	// (cgroup v2's "no internal processes" rule: it enables memory and pids for its
+	// children); run is the current run's leaf, nil between runs.
+	perRun bool
+	run    *Group
 
 	applied    Limits
 	hasApplied bool
@@ -57,20 +69,29 @@ func (m *Manager) New(name string, lim Limits) (*Group, error) {
 
 // Create creates the cgroup name without limits; Reset or Apply sets them.
 func (m *Manager) Create(name string) (*Group, error) {
-	g := &Group{v2: m.v2, dirs: map[string]string{}, files: map[string]*os.File{}}
+	g := &Group{v2: m.v2, fs: m.ops(), dirs: map[string]string{}, files: map[string]cgFile{}}
 	for c, p := range m.parents {
 		d := filepath.Join(p, name)
-		if err := os.Mkdir(d, 0o755); err != nil {
+		if err := g.fs.Mkdir(d); err != nil {
 			_ = g.Destroy()
 			return nil, fmt.Errorf("create cgroup: %w", err)
 		}
 		g.dirs[c] = d
 	}
+	if g.v2 && m.perRun {
+		// A parent only: its runs' leaves get the controllers, no process lives here.
+		g.perRun = true
+		if err := enableAvailable(g.fs, g.dirs[""]); err != nil {
+			_ = g.Destroy()
+			return nil, err
+		}
+		return g, nil
+	}
 	cpuFile := filepath.Join(g.dir("cpuacct"), "cpuacct.usage")
 	if g.v2 {
 		cpuFile = filepath.Join(g.dir(""), "cpu.stat")
 	}
-	f, err := os.Open(cpuFile)
+	f, err := g.fs.OpenFile(cpuFile, os.O_RDONLY)
 	if err != nil {
 		_ = g.Destroy()
 		return nil, fmt.Errorf("open cgroup cpu usage: %w", err)
@@ -88,21 +109,21 @@ func (g *Group) dir(c string) string {
 
 // file returns controller c's file name, opened once read-write (or read-only where
 // the kernel refuses writing) and kept for the group's life.
-func (g *Group) file(c, name string) (*os.File, error) {
+func (g *Group) file(c, name string) (cgFile, error) {
 	key := c + "/" + name
 	if f, ok := g.files[key]; ok {
 		return f, nil
 	}
 	p := filepath.Join(g.dir(c), name)
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	f, err := g.ops().OpenFile(p, os.O_RDWR)
 	if err != nil {
-		f, err = os.Open(p)
+		f, err = g.ops().OpenFile(p, os.O_RDONLY)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cgroup %s: %w", name, err)
 	}
 	if g.files == nil {
-		g.files = map[string]*os.File{}
+		g.files = map[string]cgFile{}
 	}
 	g.files[key] = f
 	return f, nil
@@ -130,6 +151,14 @@ func (g *Group) get(c, name string) (string, error) {
 		return "", fmt.Errorf("cgroup %s: %w", name, err)
 	}
 	return string(buf[:n]), nil
+}
+
+// ops returns the group's cgroupfs (the real one unless a test gave another).
+func (g *Group) ops() fsys {
+	if g.fs == nil {
+		return osFS{}
+	}
+	return g.fs
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -195,8 +224,13 @@ func (g *Group) Apply(lim Limits) error {
 // Reset prepares the group for the next run: it applies lim when it differs from the
 // previous run's, restarts the counters that can be restarted (v1 CPU, peak memory,
 // failcnt; v2 memory.peak through our own file descriptor) and records the others, so
-// that Stats and CPU report this run alone. The group must be empty (see Settle).
+// that Stats and CPU report this run alone. The group must be empty (see Settle). A
+// per-run group instead creates the run's leaf with lim (removing a leaf an earlier
+// run left first).
 func (g *Group) Reset(lim Limits) error {
+	if g.perRun {
+		return g.startRun(lim)
+	}
 	if !g.hasApplied || lim != g.applied {
 		if err := g.Apply(lim); err != nil {
 			return err
@@ -214,8 +248,11 @@ func (g *Group) Reset(lim Limits) error {
 			g.base.limitHits, _ = flatKeyed(v, "max")
 		}
 		// Since Linux 6.12 a write to memory.peak restarts the peak seen through the
-		// same descriptor; on older kernels the peak stays cumulative.
-		_ = g.put("", "memory.peak", "reset")
+		// same descriptor (kept open in g.files); on older kernels the peak stays
+		// cumulative, and the Manager made this a per-run group instead (PerRunLeaf).
+		if err := g.put("", "memory.peak", "reset"); err != nil {
+			return fmt.Errorf("reset %w", err)
+		}
 		if v, err := g.get("", "memory.current"); err == nil {
 			g.base.usage, _ = parseInt(v)
 		}
@@ -240,27 +277,48 @@ func (g *Group) Reset(lim Limits) error {
 // ProcsFiles returns cgroup.procs of every directory of the group, opened for writing
 // once and owned by the group; a child that writes "0" to each joins the group itself,
 // before exec, with no race.
+// On a per-run group they are the current run's leaf's.
 func (g *Group) ProcsFiles() ([]*os.File, error) {
+	if g.perRun {
+		if g.run == nil {
+			return nil, errNoRun
+		}
+		return g.run.ProcsFiles()
+	}
 	if g.procs != nil {
 		return g.procs, nil
 	}
-	var fs []*os.File
+	var files []*os.File
 	for _, d := range g.dirs {
-		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+		cf, err := g.ops().OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY)
 		if err != nil {
-			for _, f := range fs {
+			for _, f := range files {
 				f.Close()
 			}
 			return nil, fmt.Errorf("open cgroup.procs: %w", err)
 		}
-		fs = append(fs, f)
+		f, ok := cf.(*os.File)
+		if !ok {
+			cf.Close()
+			for _, f := range files {
+				f.Close()
+			}
+			return nil, errors.New("open cgroup.procs: not a file descriptor")
+		}
+		files = append(files, f)
 	}
-	g.procs = fs
-	return fs, nil
+	g.procs = files
+	return files, nil
 }
 
 // CPU returns the CPU time used by all threads of the group since Reset.
 func (g *Group) CPU() (time.Duration, error) {
+	if g.perRun {
+		if g.run == nil {
+			return 0, errNoRun
+		}
+		return g.run.CPU()
+	}
 	var buf [512]byte
 	n, err := g.cpu.ReadAt(buf[:], 0)
 	if n == 0 && err != nil {
@@ -276,8 +334,14 @@ func (g *Group) CPU() (time.Duration, error) {
 
 // Stats reads the group's counters since Reset. The peak does not include what earlier
 // runs left charged to the group (page cache Settle could not reclaim), which Reset
-// recorded.
+// recorded. A per-run group reads its run's leaf, whose counters started at zero.
 func (g *Group) Stats() (Stats, error) {
+	if g.perRun {
+		if g.run == nil {
+			return Stats{}, errNoRun
+		}
+		return g.run.Stats()
+	}
 	var s Stats
 	var err error
 	if s.CPU, err = g.CPU(); err != nil {
@@ -286,8 +350,12 @@ func (g *Group) Stats() (Stats, error) {
 	if g.v2 {
 		if v, err := g.get("", "memory.peak"); err == nil {
 			s.MemoryPeak, _ = parseInt(v)
-		} else if v, err := g.get("", "memory.current"); err == nil {
-			s.MemoryPeak, _ = parseInt(v)
+		} else {
+			// Before Linux 5.19: no peak, only what is still charged.
+			s.NoPeak = true
+			if v, err := g.get("", "memory.current"); err == nil {
+				s.MemoryPeak, _ = parseInt(v)
+			}
 		}
 		if v, err := g.get("", "memory.events"); err == nil {
 			s.OOMKills, _ = flatKeyed(v, "oom_kill")
@@ -327,7 +395,14 @@ const LeftCharge = 1 << 20
 // checks that the group is empty (killing anything listed, which cannot normally
 // happen) and reclaims memory the run left charged when that is over LeftCharge. An
 // error means the group cannot be trusted for another run.
+//
+// A per-run group removes its run's leaf instead, waiting (EBUSY) while killed
+// processes finish exiting; what the leaf had charged moves up to the group, whose
+// own charge limits nothing (the limits are the leaf's).
 func (g *Group) Settle() error {
+	if g.perRun {
+		return g.endRun()
+	}
 	if !g.empty() {
 		if err := g.Kill(); err != nil {
 			return err
@@ -380,17 +455,23 @@ func (g *Group) empty() bool {
 // Kill sends SIGKILL to every process in the group: cgroup.kill on v2 when the kernel
 // has it, else each pid listed in cgroup.procs until none is left.
 func (g *Group) Kill() error {
+	if g.perRun && g.run != nil {
+		// Without cgroup.kill the slot's own cgroup.procs lists nothing: the leaf's does.
+		if err := g.run.Kill(); err != nil {
+			return err
+		}
+	}
 	if g.v2 && exists(filepath.Join(g.dirs[""], "cgroup.kill")) {
-		return os.WriteFile(filepath.Join(g.dirs[""], "cgroup.kill"), []byte("1"), 0)
+		return writeOnce(g.ops(), filepath.Join(g.dirs[""], "cgroup.kill"), "1")
 	}
 	for range 100 {
 		any := false
 		for _, d := range g.dirs {
-			b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+			b, err := readAll(g.ops(), filepath.Join(d, "cgroup.procs"))
 			if err != nil {
 				continue
 			}
-			for _, f := range strings.Fields(string(b)) {
+			for _, f := range strings.Fields(b) {
 				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
 					any = true
 					_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -405,13 +486,24 @@ func (g *Group) Kill() error {
 	return errors.New("cgroup kill: processes keep appearing")
 }
 
-// Destroy kills what is left and removes the group, waiting out EBUSY while killed
-// processes exit. It is idempotent; after a failure a later call tries again.
+// How long Destroy retries EBUSY before killing what is left, and after (variables for
+// the tests).
+var removeWait, removeWaitKilled = 50 * time.Millisecond, 5 * time.Second
+
+// Destroy kills what is left and removes the group (a per-run group's current leaf
+// first), waiting out EBUSY while killed processes exit. It is idempotent; after a
+// failure a later call tries again.
 func (g *Group) Destroy() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.gone {
 		return nil
+	}
+	if g.run != nil {
+		if err := g.run.Destroy(); err != nil {
+			return err // the parent cannot go while its leaf is there
+		}
+		g.run = nil
 	}
 	if g.cpu != nil {
 		g.cpu.Close()
@@ -427,10 +519,10 @@ func (g *Group) Destroy() error {
 	g.procs = nil
 	var errs []error
 	for _, d := range g.dirs {
-		err := rmdirRetry(d, 50*time.Millisecond)
+		err := rmdirRetry(g.ops(), d, removeWait)
 		if err != nil {
 			_ = g.Kill()
-			err = rmdirRetry(d, 5*time.Second)
+			err = rmdirRetry(g.ops(), d, removeWaitKilled)
 		}
 		if err != nil {
 			errs = append(errs, err)
