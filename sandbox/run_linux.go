@@ -46,9 +46,11 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 		}
 	}()
 
-	var closers []io.Closer
+	// closers go when the run is over; readEnds (capture pipes) only after their readers
+	// drained them, or whatever the program wrote last would be lost.
+	var closers, readEnds []io.Closer
 	defer func() {
-		for _, c := range closers {
+		for _, c := range append(closers, readEnds...) {
 			c.Close()
 		}
 	}()
@@ -136,7 +138,8 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("sandbox: %s pipe: %w", name, err)
 		}
-		closers = append(closers, r, w)
+		closers = append(closers, w)
+		readEnds = append(readEnds, r)
 		if capBytes <= 0 {
 			capBytes = p.cfg.CaptureBytes
 		}
@@ -228,6 +231,10 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	}
 	closers = nil
 	captures.Wait()
+	for _, r := range readEnds {
+		r.Close()
+	}
+	readEnds = nil
 	if stdinCopy != nil {
 		<-stdinCopy
 	}
