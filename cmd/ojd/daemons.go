@@ -5,20 +5,35 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"oj/core/api"
 	"oj/core/clock"
 	"oj/core/dispatch"
+	"oj/core/judge/lang"
+	"oj/core/judge/objstore"
 	"oj/core/worker"
 )
 
 // daemon is one of the long-running parts; ojd all runs several in one process.
 type daemon func(ctx context.Context, d *deps) error
 
+// runAPI serves the HTTP API. It needs the language set (a submission's lane is its
+// language's) and the object store (problem uploads), both from the judge's config.
 func runAPI(ctx context.Context, d *deps) error {
-	return api.New(d.cfg.API, d.db, d.rdb, d.reg, d.log).Run(ctx)
+	langs, err := lang.Load(d.cfg.Judge.LanguagesFile)
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	objects, err := objstore.Open(ctx, d.cfg.Storage)
+	if err != nil {
+		return fmt.Errorf("api: storage: %w", err)
+	}
+	return api.New(d.cfg.API, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
+		PackageLimits: d.cfg.Judge.PackageLimits, Registerer: d.reg, Gatherer: d.reg, Clock: clock.Real{},
+		Log: d.log.With("component", "api")}).Run(ctx)
 }
 
 func newDispatcher(d *deps) *dispatch.Dispatcher {
@@ -57,7 +72,7 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, parts ...daemon) error {
 	}
 	defer d.Close()
 	if metricsAddr != "" {
-		srv := &http.Server{Addr: metricsAddr, Handler: api.New(cfg.API, d.db, d.rdb, d.reg, d.log).Handler()}
+		srv := &http.Server{Addr: metricsAddr, Handler: api.HealthHandler(d.db, d.rdb, d.reg), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 				d.log.Error("metrics listener", "addr", metricsAddr, "err", err)

@@ -1,82 +1,163 @@
 // Package api is ojd's HTTP face: the public submission API, the admin endpoints that
-// ojctl drives, health and metrics, plus the wire types and a Go client.
+// ojctl drives, health and metrics. The JSON shapes live in core/api/wire, shared with the
+// Go client in core/api/client.
+//
+// The API never decides a submission's fate from Redis: states and verdicts are read from
+// PostgreSQL (invariant 1), a submit answers 2xx only after the transaction that created
+// the submission and its outbox row committed (invariant 2), and every mutating admin
+// action goes through PostgreSQL and the outbox, supports dry_run and is audited
+// (invariant 8).
 package api
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
+
+	"oj/core/clock"
+	"oj/core/judge/lang"
+	"oj/core/judge/objstore"
+	"oj/core/judge/problem"
+	"oj/core/stream"
 )
 
-// Config configures the HTTP server.
-type Config struct {
-	Listen          string        `mapstructure:"listen"`
-	ReadTimeout     time.Duration `mapstructure:"read_timeout"`
-	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
-}
-
-// DefaultConfig returns the defaults.
-func DefaultConfig() Config {
-	return Config{Listen: "127.0.0.1:8080", ReadTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second}
-}
-
-// Validate names the first bad key.
-func (c Config) Validate() error {
-	switch {
-	case c.Listen == "":
-		return errors.New("api.listen: empty")
-	case c.ReadTimeout <= 0:
-		return errors.New("api.read_timeout: must be positive")
-	case c.ShutdownTimeout <= 0:
-		return errors.New("api.shutdown_timeout: must be positive")
-	}
-	return nil
+// Deps are what the server works with.
+type Deps struct {
+	DB        *pgxpool.Pool
+	Streams   *stream.Streams
+	Languages *lang.Set
+	Objects   objstore.Store
+	// PackageLimits bound what a problem upload may contain.
+	PackageLimits problem.Limits
+	Registerer    prometheus.Registerer
+	Gatherer      prometheus.Gatherer
+	Clock         clock.Clock
+	Log           *slog.Logger
 }
 
 // Server serves the HTTP API.
 type Server struct {
-	cfg      Config
-	db       *pgxpool.Pool
-	rdb      redis.UniversalClient
-	gatherer prometheus.Gatherer
-	log      *slog.Logger
+	cfg     Config
+	lim     Limits
+	d       Deps
+	log     *slog.Logger
+	clock   clock.Clock
+	metrics *metrics
+	hub     *hub
+	buckets *buckets
+	backlog *backlog
+	auth    *authCache
+	once    sync.Once
+	// closing is closed when the server shuts down: waits and event streams end early.
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
-// New returns a server; gatherer is what /metrics exposes.
-func New(cfg Config, db *pgxpool.Pool, rdb redis.UniversalClient, gatherer prometheus.Gatherer, log *slog.Logger) *Server {
-	return &Server{cfg: cfg, db: db, rdb: rdb, gatherer: gatherer, log: log}
+// New returns a server. Start (or Run) starts its background parts: the shared
+// LISTEN on oj_events that wakes waiting submits and event streams, and the backlog probe.
+func New(cfg Config, d Deps) *Server {
+	if d.Clock == nil {
+		d.Clock = clock.Real{}
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Registerer == nil {
+		d.Registerer = prometheus.NewRegistry()
+	}
+	if d.Gatherer == nil {
+		d.Gatherer = prometheus.NewRegistry()
+	}
+	s := &Server{cfg: cfg, lim: cfg.Limits, d: d, log: d.Log, clock: d.Clock, closing: make(chan struct{})}
+	s.metrics = newMetrics(d.Registerer)
+	s.hub = newHub(d.DB, d.Log)
+	s.buckets = newBuckets(cfg.Limits)
+	s.backlog = &backlog{db: d.DB, lim: cfg.Limits, clock: d.Clock, log: d.Log}
+	s.auth = newAuthCache(cfg.Limits.AuthCacheTTL)
+	return s
 }
 
-// Handler returns the routes.
+// Start runs the background parts until ctx ends. It is idempotent.
+func (s *Server) Start(ctx context.Context) {
+	s.once.Do(func() {
+		go s.hub.run(ctx)
+		go s.backlog.run(ctx)
+	})
+}
+
+// Handler returns the routes wrapped in the request middleware (trace id, log, metrics).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
+	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}))
+
+	user := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(false, h)) }
+	admin := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(true, h)) }
+
+	user("POST /api/v1/submissions", s.submit)
+	user("GET /api/v1/submissions/{id}", s.getSubmission)
+	user("GET /api/v1/submissions/{id}/events", s.events)
+	user("GET /api/v1/languages", s.languages)
+	admin("PUT /api/v1/problems/{id}", s.putProblem)
+	user("GET /api/v1/problems/{id}", s.getProblem)
+
+	admin("GET /admin/v1/overview", s.overview)
+	admin("GET /admin/v1/pel", s.pel)
+	admin("POST /admin/v1/reclaim", s.reclaim)
+	admin("GET /admin/v1/outbox", s.outbox)
+	admin("GET /admin/v1/dlq", s.dlq)
+	admin("POST /admin/v1/dlq/replay", s.replay)
+	admin("POST /admin/v1/trim", s.trim)
+	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission)
+	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem)
+	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel)
+	admin("GET /admin/v1/workers", s.workers)
+	admin("GET /admin/v1/audit", s.audit)
+	admin("GET /admin/v1/submissions/{id}/trace", s.trace)
+
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))
+	})
+	return s.middleware(mux)
+}
+
+// HealthHandler serves only /healthz, /readyz and /metrics: the dispatcher's and the
+// worker's metrics listener.
+func HealthHandler(db *pgxpool.Pool, rdb redis.UniversalClient, gatherer prometheus.Gatherer) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { ready(w, r, db, rdb) })
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	return mux
 }
 
-// readyz answers 200 only when PostgreSQL and Redis both answer.
+func healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ready(w, r, s.d.DB, s.d.Streams.Client())
+}
+
+// ready answers 200 only when PostgreSQL and Redis both answer.
+func ready(w http.ResponseWriter, r *http.Request, db *pgxpool.Pool, rdb redis.UniversalClient) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	checks := map[string]string{"postgres": "ok", "redis": "ok"}
 	status := http.StatusOK
-	if err := s.db.Ping(ctx); err != nil {
+	if err := db.Ping(ctx); err != nil {
 		checks["postgres"], status = err.Error(), http.StatusServiceUnavailable
 	}
-	if err := s.rdb.Ping(ctx).Err(); err != nil {
+	if err := rdb.Ping(ctx).Err(); err != nil {
 		checks["redis"], status = err.Error(), http.StatusServiceUnavailable
 	}
 	writeJSON(w, status, checks)
@@ -84,6 +165,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 // Run serves until ctx ends, then shuts down within shutdown_timeout.
 func (s *Server) Run(ctx context.Context) error {
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBG()
+	s.Start(bg)
 	srv := &http.Server{Addr: s.cfg.Listen, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: s.cfg.ReadTimeout}
 	errc := make(chan error, 1)
@@ -96,14 +180,11 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
+	// Waiting submits and event streams end now, so Shutdown does not wait out their
+	// timeouts; requests in flight (a submit's transaction) finish normally.
+	s.closeOnce.Do(func() { close(s.closing) })
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("api shutdown: %w", err)
 	}
 	return nil
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }

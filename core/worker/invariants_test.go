@@ -3,17 +3,21 @@ package worker_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"oj/core/clock"
+	"oj/core/dispatch"
 	"oj/core/job"
 	"oj/core/store"
 	"oj/core/stream"
 	"oj/core/testenv"
+	"oj/core/worker"
 )
 
 // The happy path end to end, and invariant 1: the verdict lives in PostgreSQL; Redis
@@ -321,5 +325,42 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met in 20s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Invariant 11: no metric carries a submission id (or any id) as a label value.
+func TestMetricsCarryNoIDs(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, testenv.PostgresURL(t), testenv.RedisAddr(t), nil)
+	reg := prometheus.NewRegistry()
+	h.disp = dispatch.New(h.dcfg, h.db, h.streams, h.clock, h.log, dispatch.NewMetrics(reg))
+	h.startDispatcher()
+	fails := newScripted(func(_ job.Task, call int) (job.Outcome, error) {
+		if call == 1 {
+			return job.Outcome{}, errors.New("transient")
+		}
+		return job.Outcome{Verdict: job.VerdictWA}, nil
+	})
+	h.run(h.newWorker(testWorkerConfig("w1"), fails, worker.NewMetrics(reg)).Run)
+	ids := h.submit(5, job.LaneLight, 3)
+	h.waitTerminal(ids, 20*time.Second)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuidish := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-|^[0-9]+$`)
+	labels := 0
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				labels++
+				if uuidish.MatchString(l.GetValue()) {
+					t.Errorf("metric %s has label %s=%q", f.GetName(), l.GetName(), l.GetValue())
+				}
+			}
+		}
+	}
+	if labels == 0 {
+		t.Fatal("no labelled metrics were gathered")
 	}
 }

@@ -186,7 +186,7 @@ func TestPostgresOutage(t *testing.T) {
 		Language: "c11", Lane: job.LaneHeavy, Source: "x", TraceID: "t"}); err == nil {
 		t.Fatal("a submission was accepted while PostgreSQL was down")
 	}
-	srv := httptest.NewServer(api.New(api.DefaultConfig(), h.db, h.streams.Client(), prometheus.NewRegistry(), h.log).Handler())
+	srv := httptest.NewServer(api.HealthHandler(h.db, h.streams.Client(), prometheus.NewRegistry()))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/readyz")
 	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {

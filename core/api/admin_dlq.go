@@ -1,0 +1,164 @@
+package api
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"oj/core/api/wire"
+	"oj/core/store"
+)
+
+// outbox is GET /admin/v1/outbox?limit=: undelivered rows, oldest first, with the backlog.
+func (s *Server) outbox(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	limit, err := queryInt(r, "limit", 100, 1000)
+	if err != nil {
+		return err
+	}
+	n, oldest, err := store.OutboxBacklog(r.Context(), s.d.DB)
+	if err != nil {
+		return unavailable("outbox", err)
+	}
+	rows, err := store.ListOutbox(r.Context(), s.d.DB, int(limit))
+	if err != nil {
+		return unavailable("outbox", err)
+	}
+	out := wire.Outbox{Backlog: n, OldestAgeMS: ageMS(s.clock.Now(), oldest), Rows: make([]wire.OutboxRow, 0, len(rows))}
+	for _, o := range rows {
+		out.Rows = append(out.Rows, wire.OutboxRow{ID: o.ID, Kind: o.Kind, Lane: o.Lane, SubmissionID: o.SubmissionID,
+			CreatedAt: o.CreatedAt, NextTry: o.AvailableAt, Attempts: o.Attempts, LastError: o.LastError})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// dlq cursors are "<dead_since RFC 3339>,<submission id>", base64url.
+func encodeCursor(d store.DeadLetter) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(d.DeadSince.Format(time.RFC3339Nano) + "," + d.SubmissionID))
+}
+
+func decodeCursor(c string) (time.Time, string, error) {
+	if c == "" {
+		return time.Time{}, "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		ts, id, ok := strings.Cut(string(b), ",")
+		if t, terr := time.Parse(time.RFC3339Nano, ts); ok && terr == nil {
+			if _, uerr := uuid.Parse(id); uerr == nil {
+				return t, id, nil
+			}
+		}
+	}
+	return time.Time{}, "", errorf(http.StatusBadRequest, codeBadRequest, "cursor: not one this server gave out")
+}
+
+// dlq is GET /admin/v1/dlq?limit=&cursor=: dead letters, oldest first, paged.
+func (s *Server) dlq(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	limit, err := queryInt(r, "limit", 100, 1000)
+	if err != nil {
+		return err
+	}
+	limit = max(limit, 1)
+	since, after, err := decodeCursor(r.URL.Query().Get("cursor"))
+	if err != nil {
+		return err
+	}
+	items, err := store.ListDeadLetters(r.Context(), s.d.DB, int(limit), since, after)
+	if err != nil {
+		return unavailable("dead letters", err)
+	}
+	total, _, err := store.DeadLetterCount(r.Context(), s.d.DB)
+	if err != nil {
+		return unavailable("dead letters", err)
+	}
+	out := wire.DLQ{Items: make([]wire.DeadLetter, 0, len(items)), Total: total}
+	for _, d := range items {
+		out.Items = append(out.Items, deadLetterWire(d))
+	}
+	if int64(len(items)) == limit {
+		out.NextCursor = encodeCursor(items[len(items)-1])
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func deadLetterWire(d store.DeadLetter) wire.DeadLetter {
+	return wire.DeadLetter{SubmissionID: d.SubmissionID, Lane: d.Lane, Attempts: d.Attempts, LastError: d.LastError, DeadSince: d.DeadSince}
+}
+
+// replayBatch is how many dead letters one replay transaction requeues.
+const replayBatch = 500
+
+// replay is POST /admin/v1/dlq/replay: {"ids":[…]} or {"all":true}, with dry_run. Each
+// replayed submission gets a fresh failure budget and a new attempt through the outbox
+// (store.Requeue), never a raw XADD; its dead letter is removed and its history keeps
+// the record with the admin's name.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+	var req wire.ReplayRequest
+	if err := decodeAdmin(w, r, &req); err != nil {
+		return err
+	}
+	req.DryRun = req.DryRun || queryDryRun(r)
+	if req.All == (len(req.IDs) > 0) {
+		return errorf(http.StatusBadRequest, codeBadRequest, `give either "ids" or "all": true`)
+	}
+	for _, id := range req.IDs {
+		if _, err := uuid.Parse(id); err != nil {
+			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id", id)
+		}
+	}
+	ctx := r.Context()
+	now := s.clock.Now()
+	res := wire.ReplayResult{DryRun: req.DryRun}
+	var failure error
+	if req.All {
+		var since time.Time
+		after := ""
+		for {
+			page, err := store.ListDeadLetters(ctx, s.d.DB, replayBatch, since, after)
+			if err != nil {
+				failure = err
+				break
+			}
+			if len(page) == 0 {
+				break
+			}
+			ids := make([]string, len(page))
+			for i, d := range page {
+				ids[i] = d.SubmissionID
+			}
+			res.Requested += len(ids)
+			n, err := store.Requeue(ctx, s.d.DB, ids, "", "replayed", tok.Name, req.DryRun, now)
+			if err != nil {
+				failure = err
+				break
+			}
+			res.Replayed += n
+			since, after = page[len(page)-1].DeadSince, page[len(page)-1].SubmissionID
+			if len(page) < replayBatch {
+				break
+			}
+		}
+	} else {
+		res.Requested = len(req.IDs)
+		for i := 0; i < len(req.IDs) && failure == nil; i += replayBatch {
+			n, err := store.Requeue(ctx, s.d.DB, req.IDs[i:min(i+replayBatch, len(req.IDs))], "", "replayed", tok.Name, req.DryRun, now)
+			res.Replayed += n
+			failure = err
+		}
+	}
+	counts := map[string]any{"requested": res.Requested, "replayed": res.Replayed}
+	if failure != nil {
+		counts["error"] = failure.Error()
+	}
+	s.addAudit(r, tok, "dlq_replay", req.DryRun, map[string]any{"ids": req.IDs, "all": req.All}, counts)
+	if failure != nil {
+		return unavailable("replay", failure)
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}

@@ -1,0 +1,150 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"oj/core/api/wire"
+	"oj/core/job"
+	"oj/core/store"
+)
+
+// overview is GET /admin/v1/overview. Each figure is one bounded query: XLEN, XINFO
+// GROUPS and one XPENDING entry per lane; the outbox backlog and the live states through
+// their partial indexes; terminal states and dead letters counted exactly only while the
+// tables are small (estimated beyond).
+func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	ctx := r.Context()
+	now := s.clock.Now()
+	out := wire.Overview{At: now, Lanes: make([]wire.LaneOverview, len(job.Lanes))}
+	g, gctx := errgroup.WithContext(ctx)
+	for i, lane := range job.Lanes {
+		g.Go(func() error {
+			st, err := s.d.Streams.LaneStats(gctx, lane)
+			if err != nil {
+				return err
+			}
+			out.Lanes[i] = wire.LaneOverview{Lane: string(lane), Length: st.Length, Pending: st.Pending,
+				OldestPendingIdle: st.OldestIdle.Milliseconds(), OldestPendingID: st.OldestPendingID, Lag: st.Lag,
+				LastDeliveredID: st.LastDeliveredID, Consumers: st.Consumers, GroupExists: st.GroupExists}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		n, err := s.d.Streams.StreamLength(gctx, s.d.Streams.Keys.DLQ())
+		out.DLQStreamLength = n
+		return err
+	})
+	g.Go(func() error {
+		v, err := s.d.Streams.RedisVersion(gctx)
+		out.RedisVersion = v
+		return err
+	})
+	g.Go(func() error {
+		n, oldest, err := store.OutboxBacklog(gctx, s.d.DB)
+		if err != nil {
+			return err
+		}
+
+		out.Outbox = wire.OutboxStats{Backlog: n, OldestAgeMS: ageMS(now, oldest)}
+
+		return nil
+	})
+	g.Go(func() error {
+		n, est, err := store.DeadLetterCount(gctx, s.d.DB)
+		out.DeadLetters, out.DeadEstimated = n, est
+		return err
+	})
+	g.Go(func() error {
+		counts, err := store.StateCounts(gctx, s.d.DB)
+		for _, c := range counts {
+			out.Submissions = append(out.Submissions, wire.StateCount{State: string(c.State), Count: c.Count, Estimated: c.Estimated})
+		}
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return unavailable("overview", err)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func ageMS(now time.Time, t *time.Time) int64 {
+	if t == nil {
+		return 0
+	}
+	return max(now.Sub(*t).Milliseconds(), 0)
+}
+
+// lanesFrom parses a lane parameter: one lane, or every lane when empty.
+func lanesFrom(v string) ([]job.Lane, error) {
+	if v == "" {
+		return job.Lanes, nil
+	}
+	l, err := job.ParseLane(v)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, codeBadRequest, "lane: %v", err)
+	}
+	return []job.Lane{l}, nil
+}
+
+// pel is GET /admin/v1/pel?lane=&min_idle_ms=&limit=: pending entries, oldest first, at
+// most limit per lane (XPENDING's extended form, always with a COUNT).
+func (s *Server) pel(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	lanes, err := lanesFrom(r.URL.Query().Get("lane"))
+	if err != nil {
+		return err
+	}
+	minIdle, err := queryInt(r, "min_idle_ms", 0, 0)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", 100, 1000)
+	if err != nil {
+		return err
+	}
+	out := wire.PEL{Entries: []wire.PendingEntry{}}
+	for _, lane := range lanes {
+		ps, err := s.d.Streams.Pending(r.Context(), lane, time.Duration(minIdle)*time.Millisecond, "-", int(limit))
+		if err != nil {
+			return unavailable("pending entries", err)
+		}
+		for _, p := range ps {
+			out.Entries = append(out.Entries, wire.PendingEntry{Lane: string(lane), StreamID: p.ID,
+				SubmissionID: p.SubmissionID, Consumer: p.Consumer, IdleMS: p.Idle.Milliseconds(),
+				Deliveries: p.Deliveries, Deleted: p.Deleted})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// workers is GET /admin/v1/workers: each lane's consumers (XINFO CONSUMERS) and the live
+// leases in PostgreSQL grouped by worker.
+func (s *Server) workers(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	out := wire.Workers{Lanes: []wire.LaneConsumers{}, Leases: []wire.LeaseSummary{}}
+	for _, lane := range job.Lanes {
+		cs, err := s.d.Streams.Consumers(r.Context(), lane)
+		if err != nil {
+			return unavailable("consumers", err)
+		}
+		lc := wire.LaneConsumers{Lane: string(lane), Consumers: []wire.Consumer{}}
+		for _, c := range cs {
+			lc.Consumers = append(lc.Consumers, wire.Consumer{Name: c.Name, Pending: c.Pending,
+				IdleMS: c.Idle.Milliseconds(), InactiveMS: c.Inactive.Milliseconds()})
+		}
+		out.Lanes = append(out.Lanes, lc)
+	}
+	leases, err := store.LiveLeases(r.Context(), s.d.DB, s.clock.Now())
+	if err != nil {
+		return unavailable("live leases", err)
+	}
+	for _, l := range leases {
+		out.Leases = append(out.Leases, wire.LeaseSummary{Owner: l.Owner, Count: l.Count, Expired: l.Expired,
+			OldestStarted: l.OldestStarted, NextExpiry: l.NextExpiry})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

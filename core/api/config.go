@@ -1,0 +1,124 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config configures the HTTP server (key "api").
+type Config struct {
+	Listen          string        `mapstructure:"listen"`
+	ReadTimeout     time.Duration `mapstructure:"read_timeout"`
+	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+	Limits          Limits        `mapstructure:"limits"`
+}
+
+// Limits bound what clients may ask of the API (key "api.limits").
+type Limits struct {
+	// MaxSourceBytes bounds a submission's source (413 beyond).
+	MaxSourceBytes int `mapstructure:"max_source_bytes"`
+	// MaxProblemBytes bounds a problem package upload (413 beyond).
+	MaxProblemBytes int64 `mapstructure:"max_problem_bytes"`
+	// UserRate and UserBurst are each user's token bucket for submits (per second);
+	// a rate of 0 disables the bucket.
+	UserRate  float64 `mapstructure:"user_rate"`
+	UserBurst int     `mapstructure:"user_burst"`
+	// UserBuckets bounds how many users' buckets are kept (least recently used go first).
+	UserBuckets int `mapstructure:"user_buckets"`
+	// GlobalRate and GlobalBurst are the bucket all submits share; 0 disables it.
+	GlobalRate  float64 `mapstructure:"global_rate"`
+	GlobalBurst int     `mapstructure:"global_burst"`
+	// BacklogMaxQueued and BacklogMaxAge refuse submits (429) while the queue holds more
+	// submissions, or its oldest has waited longer; 0 disables each.
+	BacklogMaxQueued int64         `mapstructure:"backlog_max_queued"`
+	BacklogMaxAge    time.Duration `mapstructure:"backlog_max_age"`
+	// BacklogRefresh is how often the queue is measured (one indexed query, shared by
+	// every request).
+	BacklogRefresh time.Duration `mapstructure:"backlog_refresh"`
+	// MaxWait caps a submit's wait_ms.
+	MaxWait time.Duration `mapstructure:"max_wait"`
+	// MaxAttempts is the retry bound given to new submissions.
+	MaxAttempts int `mapstructure:"max_attempts"`
+	// SSEHeartbeat is the interval of the comment lines that keep an event stream open.
+	SSEHeartbeat time.Duration `mapstructure:"sse_heartbeat"`
+	// AuthCacheTTL is how long a token lookup is reused (a revoked token stops working
+	// within this delay); 0 looks every request up.
+	AuthCacheTTL time.Duration `mapstructure:"auth_cache_ttl"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{Listen: "127.0.0.1:8080", ReadTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
+		Limits: DefaultLimits()}
+}
+
+// DefaultLimits returns the default limits: 64 KiB sources, 256 MiB packages, 2 submits/s
+// per user (burst 10), 500/s in all (burst 1000), at most 50,000 queued or 10 minutes of
+// queue, waits capped at 10 s, 3 attempts.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxSourceBytes:   64 << 10,
+		MaxProblemBytes:  256 << 20,
+		UserRate:         2,
+		UserBurst:        10,
+		UserBuckets:      100_000,
+		GlobalRate:       500,
+		GlobalBurst:      1000,
+		BacklogMaxQueued: 50_000,
+		BacklogMaxAge:    10 * time.Minute,
+		BacklogRefresh:   time.Second,
+		MaxWait:          10 * time.Second,
+		MaxAttempts:      3,
+		SSEHeartbeat:     15 * time.Second,
+		AuthCacheTTL:     5 * time.Second,
+	}
+}
+
+// Validate names the first bad key.
+func (c Config) Validate() error {
+	switch {
+	case c.Listen == "":
+		return errors.New("api.listen: empty")
+	case c.ReadTimeout <= 0:
+		return errors.New("api.read_timeout: must be positive")
+	case c.ShutdownTimeout <= 0:
+		return errors.New("api.shutdown_timeout: must be positive")
+	}
+	return c.Limits.Validate()
+}
+
+// Validate names the first bad key.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxSourceBytes < 1 || l.MaxSourceBytes > 16<<20:
+		return fmt.Errorf("api.limits.max_source_bytes: %d not in 1..16MiB", l.MaxSourceBytes)
+	case l.MaxProblemBytes < 1<<10:
+		return fmt.Errorf("api.limits.max_problem_bytes: %d is under 1 KiB", l.MaxProblemBytes)
+	case l.UserRate < 0:
+		return errors.New("api.limits.user_rate: must not be negative")
+	case l.UserRate > 0 && l.UserBurst < 1:
+		return errors.New("api.limits.user_burst: must be at least 1 when user_rate is set")
+	case l.UserBuckets < 1:
+		return errors.New("api.limits.user_buckets: must be at least 1")
+	case l.GlobalRate < 0:
+		return errors.New("api.limits.global_rate: must not be negative")
+	case l.GlobalRate > 0 && l.GlobalBurst < 1:
+		return errors.New("api.limits.global_burst: must be at least 1 when global_rate is set")
+	case l.BacklogMaxQueued < 0:
+		return errors.New("api.limits.backlog_max_queued: must not be negative")
+	case l.BacklogMaxAge < 0:
+		return errors.New("api.limits.backlog_max_age: must not be negative")
+	case l.BacklogRefresh <= 0:
+		return errors.New("api.limits.backlog_refresh: must be positive")
+	case l.MaxWait < 0 || l.MaxWait > 10*time.Second:
+		return errors.New("api.limits.max_wait: must be in 0..10s")
+	case l.MaxAttempts < 1 || l.MaxAttempts > 100:
+		return fmt.Errorf("api.limits.max_attempts: %d not in 1..100", l.MaxAttempts)
+	case l.SSEHeartbeat <= 0:
+		return errors.New("api.limits.sse_heartbeat: must be positive")
+	case l.AuthCacheTTL < 0:
+		return errors.New("api.limits.auth_cache_ttl: must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+
+	"oj/core/api/wire"
+	"oj/core/judge/objstore"
+	"oj/core/judge/problem"
+	"oj/core/store"
+)
+
+// problemID is the schema's CHECK on problems.id.
+var problemID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// putProblem is PUT /api/v1/problems/{id} (admin): the body is a package zip. It is
+// validated (400 with the reason), stored content-addressed, and recorded as the
+// problem's next version (201).
+func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+	id := r.PathValue("id")
+	if !problemID.MatchString(id) {
+		return errorf(http.StatusBadRequest, codeBadRequest, "problem id %q: want 1-64 of a-z, 0-9, _ and -, starting with a letter or digit", id)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.lim.MaxProblemBytes)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "package over %d bytes", mbe.Limit)
+		}
+		return errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
+	}
+	pkg, err := problem.ReadBytes(body, s.d.PackageLimits)
+	if err != nil {
+		if problem.IsInvalid(err) {
+			return errorf(http.StatusBadRequest, codeInvalidPackage, "%s", err.Error())
+		}
+		return err
+	}
+	sha, err := objstore.PutProblem(r.Context(), s.d.Objects, body)
+	if err != nil {
+		return unavailable("store package", err)
+	}
+	subtasks := make([]wire.Subtask, 0, len(pkg.Subtasks()))
+	for _, st := range pkg.Subtasks() {
+		subtasks = append(subtasks, wire.Subtask{Score: st.Score, Cases: st.Cases})
+	}
+	pv := store.ProblemVersion{ProblemID: id, SHA256: sha, Title: pkg.Title(), TimeLimitMS: pkg.Spec.TimeLimitMS,
+		MemoryLimitMB: pkg.Spec.MemoryLimitMB, CaseCount: pkg.CaseCount(), CreatedBy: tok.Name,
+		Meta: map[string]any{"subtasks": subtasks, "checker": pkg.CheckerType(), "interactive": pkg.Interactive()}}
+	if _, err := store.CreateProblemVersion(r.Context(), s.d.DB, pv); err != nil {
+		return unavailable("record problem version", err)
+	}
+	latest, err := store.LatestProblem(r.Context(), s.d.DB, id)
+	if err != nil {
+		return unavailable("read problem", err)
+	}
+	s.addAudit(r, tok, "problem_push", false, map[string]any{"problem_id": id, "sha256": sha},
+		map[string]any{"version": latest.Version, "cases": latest.CaseCount})
+	writeJSON(w, http.StatusCreated, problemWire(latest))
+	return nil
+}
+
+// getProblem is GET /api/v1/problems/{id}: the latest version's description.
+func (s *Server) getProblem(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	id := r.PathValue("id")
+	pv, err := store.LatestProblem(r.Context(), s.d.DB, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
+	}
+	if err != nil {
+		return unavailable("read problem", err)
+	}
+	writeJSON(w, http.StatusOK, problemWire(pv))
+	return nil
+}
+
+func problemWire(pv *store.ProblemVersion) wire.Problem {
+	p := wire.Problem{ID: pv.ProblemID, Title: pv.Title, TimeLimitMS: pv.TimeLimitMS, MemoryLimitMB: pv.MemoryLimitMB,
+		Version: pv.Version, SHA256: pv.SHA256, CaseCount: pv.CaseCount, Subtasks: []wire.Subtask{}, CreatedAt: pv.CreatedAt}
+	p.Checker, _ = pv.Meta["checker"].(string)
+	p.Interactive, _ = pv.Meta["interactive"].(bool)
+	if raw, ok := pv.Meta["subtasks"].([]any); ok {
+		for _, x := range raw {
+			m, _ := x.(map[string]any)
+			st := wire.Subtask{}
+			st.Score, _ = m["score"].(float64)
+			cases, _ := m["cases"].([]any)
+			for _, c := range cases {
+				if f, ok := c.(float64); ok {
+					st.Cases = append(st.Cases, int(f))
+				}
+			}
+			p.Subtasks = append(p.Subtasks, st)
+		}
+	}
+	return p
+}

@@ -1,0 +1,142 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/time/rate"
+
+	"oj/core/clock"
+	"oj/core/store"
+)
+
+// buckets are the submit token buckets: one per user (kept in an LRU so that many users
+// cannot grow memory without bound) and one for everybody.
+type buckets struct {
+	lim    Limits
+	global *rate.Limiter
+	users  *lru.Cache[int64, *rate.Limiter]
+}
+
+func newBuckets(l Limits) *buckets {
+	b := &buckets{lim: l}
+	if l.GlobalRate > 0 {
+		b.global = rate.NewLimiter(rate.Limit(l.GlobalRate), l.GlobalBurst)
+	}
+	b.users, _ = lru.New[int64, *rate.Limiter](l.UserBuckets)
+	return b
+}
+
+func (b *buckets) user(id int64) *rate.Limiter {
+	if b.lim.UserRate <= 0 {
+		return nil
+	}
+	if l, ok := b.users.Get(id); ok {
+		return l
+	}
+	l := rate.NewLimiter(rate.Limit(b.lim.UserRate), b.lim.UserBurst)
+	// Two first requests of one user may race here; the loser's bucket is dropped, which
+	// at worst grants one extra token.
+	if prev, ok, _ := b.users.PeekOrAdd(id, l); ok {
+		return prev
+	}
+	return l
+}
+
+// take takes one token from the user's bucket and one from the global bucket, or none
+// from either. When refused it says how long until both would have a token.
+func (b *buckets) take(userID int64, now time.Time) (ok bool, wait time.Duration, which string) {
+	var reserved []*rate.Reservation
+	cancel := func() {
+		for _, r := range reserved {
+			r.CancelAt(now)
+		}
+	}
+	for _, l := range []struct {
+		lim  *rate.Limiter
+		name string
+	}{{b.user(userID), "user"}, {b.global, "global"}} {
+		if l.lim == nil {
+			continue
+		}
+		r := l.lim.ReserveN(now, 1)
+		if !r.OK() {
+			cancel()
+			return false, time.Second, l.name
+		}
+		reserved = append(reserved, r)
+		if d := r.DelayFrom(now); d > 0 {
+			cancel()
+			return false, d, l.name
+		}
+	}
+	return true, 0, ""
+}
+
+// backlog measures the queue once per backlog_refresh (one query on the partial index of
+// queued submissions, shared by all requests) and refuses submits while it is over a
+// threshold.
+type backlog struct {
+	db    store.DB
+	lim   Limits
+	clock clock.Clock
+	log   *slog.Logger
+
+	queued atomic.Int64
+	oldest atomic.Int64 // unix nanoseconds of the oldest queued submission; 0: none
+}
+
+func (b *backlog) run(ctx context.Context) {
+	if b.lim.BacklogMaxQueued == 0 && b.lim.BacklogMaxAge == 0 {
+		return
+	}
+	t := time.NewTicker(b.lim.BacklogRefresh)
+	defer t.Stop()
+	for {
+		b.refresh(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (b *backlog) refresh(ctx context.Context) {
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	n, oldest, err := store.QueueStats(qctx, b.db)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn("backlog probe", "err", err)
+		}
+		return
+	}
+	b.queued.Store(n)
+	if oldest == nil {
+		b.oldest.Store(0)
+	} else {
+		b.oldest.Store(oldest.UnixNano())
+	}
+}
+
+// check returns an error while the backlog is over a threshold.
+func (b *backlog) check() *apiError {
+	if max := b.lim.BacklogMaxQueued; max > 0 {
+		if n := b.queued.Load(); n >= max {
+			return &apiError{status: http.StatusTooManyRequests, code: codeBacklog, retryAfter: 5 * time.Second,
+				msg: "the judge is overloaded: too many submissions are waiting; retry later"}
+		}
+	}
+	if age := b.lim.BacklogMaxAge; age > 0 {
+		if o := b.oldest.Load(); o != 0 && b.clock.Now().Sub(time.Unix(0, o)) > age {
+			return &apiError{status: http.StatusTooManyRequests, code: codeBacklog, retryAfter: 5 * time.Second,
+				msg: "the judge is overloaded: the oldest waiting submission is too old; retry later"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,255 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"oj/core/api/wire"
+	"oj/core/job"
+	"oj/core/store"
+)
+
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 200
+
+// submitBodyLimit bounds a submit body: JSON may escape each source byte into up to six
+// (\u00XX), plus room for the other fields.
+func submitBodyLimit(maxSource int) int64 { return int64(maxSource)*6 + 16<<10 }
+
+// decodeSubmit reads and validates the shape of a submit body: one JSON object with
+// known fields only, nothing after it, a non-empty source of at most maxSource bytes.
+// It never touches storage; the fuzz target FuzzDecodeSubmit drives it.
+func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
+	var req wire.SubmitRequest
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
+		}
+		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
+		}
+		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: data after the object")
+	}
+	switch {
+	case req.ProblemID == "":
+		return req, errorf(http.StatusBadRequest, codeBadRequest, "problem_id: empty")
+	case req.Language == "":
+		return req, errorf(http.StatusBadRequest, codeUnknownLanguage, "language: empty")
+	case req.Source == "":
+		return req, errorf(http.StatusBadRequest, codeEmptySource, "source: empty")
+	case len(req.Source) > maxSource:
+		return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, the limit is %d", len(req.Source), maxSource)
+	case req.WaitMS != nil && *req.WaitMS < 0:
+		return req, errorf(http.StatusBadRequest, codeBadRequest, "wait_ms: must not be negative")
+	}
+	return req, nil
+}
+
+// submit is POST /api/v1/submissions.
+func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+	ctx := r.Context()
+	key := r.Header.Get("Idempotency-Key")
+	if len(key) > maxIdempotencyKey {
+		return errorf(http.StatusBadRequest, codeBadRequest, "Idempotency-Key: longer than %d bytes", maxIdempotencyKey)
+	}
+	if ok, wait, which := s.buckets.take(tok.ID, s.clock.Now()); !ok {
+		s.metrics.submits.WithLabelValues("rate_limited").Inc()
+		return &apiError{status: http.StatusTooManyRequests, code: codeRateLimited, retryAfter: wait,
+			msg: "too many submissions (" + which + " limit); retry after the Retry-After delay"}
+	}
+	if err := s.backlog.check(); err != nil {
+		s.metrics.submits.WithLabelValues("backlog").Inc()
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, submitBodyLimit(s.lim.MaxSourceBytes))
+	req, aerr := decodeSubmit(r.Body, s.lim.MaxSourceBytes)
+	if aerr != nil {
+		s.metrics.submits.WithLabelValues("rejected").Inc()
+		return aerr
+	}
+	lg, ok := s.d.Languages.Get(req.Language)
+	if !ok {
+		s.metrics.submits.WithLabelValues("rejected").Inc()
+		return errorf(http.StatusBadRequest, codeUnknownLanguage, "unknown language %q (GET /api/v1/languages lists them)", req.Language)
+	}
+	info := infoFrom(ctx)
+	n := store.NewSubmission{OwnerID: &tok.ID, ProblemID: req.ProblemID, Language: lg.ID, Lane: lg.Lane,
+		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: info.traceID}
+	if key != "" {
+		// A retry of an earlier submit: answer with the first submission.
+		id, hash, err := store.FindByIdempotencyKey(ctx, s.d.DB, tok.ID, key)
+		switch {
+		case err == nil:
+			return s.replayed(w, r, tok, id, hash, n, req)
+		case !errors.Is(err, store.ErrNotFound):
+			s.metrics.submits.WithLabelValues("unavailable").Inc()
+			return unavailable("submit", err)
+		}
+	}
+	pv, err := store.LatestProblem(ctx, s.d.DB, req.ProblemID)
+	if errors.Is(err, store.ErrNotFound) {
+		s.metrics.submits.WithLabelValues("rejected").Inc()
+		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
+	}
+	if err != nil {
+		s.metrics.submits.WithLabelValues("unavailable").Inc()
+		return unavailable("submit", err)
+	}
+	n.ProblemVersion, n.ProblemSHA256 = pv.Version, pv.SHA256
+	id, err := store.Submit(ctx, s.d.DB, n)
+	if err != nil {
+		if key != "" && store.IsIdempotencyConflict(err) {
+			// A concurrent submit with the same key committed first: answer with it.
+			id, hash, ferr := store.FindByIdempotencyKey(ctx, s.d.DB, tok.ID, key)
+			if ferr == nil {
+				return s.replayed(w, r, tok, id, hash, n, req)
+			}
+			err = ferr
+		}
+		s.metrics.submits.WithLabelValues("unavailable").Inc()
+		return unavailable("submit", err)
+	}
+	s.metrics.submits.WithLabelValues("accepted").Inc()
+	info.submissionID = id
+	if wait := s.waitFor(req); wait > 0 {
+		return s.answerAfterWait(w, r, id, wait, false)
+	}
+	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: id, State: string(job.StateQueued)})
+	return nil
+}
+
+// replayed answers a submit whose Idempotency-Key was used before: the first submission
+// when the body is the same, 422 when it is not. The first submission is returned whole
+// (200) when it is already judged, else as accepted (202), after waiting like a new
+// submit would.
+func (s *Server) replayed(w http.ResponseWriter, r *http.Request, tok *store.Token, id string, hash []byte,
+	n store.NewSubmission, req wire.SubmitRequest) error {
+	if !bytes.Equal(hash, n.RequestHash()) {
+		s.metrics.submits.WithLabelValues("rejected").Inc()
+		return errorf(http.StatusUnprocessableEntity, codeIdempotency,
+			"Idempotency-Key was already used for a different submission (%s)", id)
+	}
+	s.metrics.submits.WithLabelValues("replayed").Inc()
+	infoFrom(r.Context()).submissionID = id
+	w.Header().Set("Idempotent-Replayed", "true")
+	return s.answerAfterWait(w, r, id, s.waitFor(req), true)
+}
+
+func (s *Server) waitFor(req wire.SubmitRequest) time.Duration {
+	if req.WaitMS == nil || *req.WaitMS <= 0 {
+		return 0
+	}
+	return min(time.Duration(*req.WaitMS)*time.Millisecond, s.lim.MaxWait)
+}
+
+// answerAfterWait waits up to wait for the submission to be judged: 200 with the whole
+// submission when it is, else 202 with its current state. alwaysWhole answers a terminal
+// submission whole even without waiting (an idempotent replay).
+func (s *Server) answerAfterWait(w http.ResponseWriter, r *http.Request, id string, wait time.Duration, alwaysWhole bool) error {
+	sub, err := s.waitTerminal(r.Context(), id, wait)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errorf(http.StatusNotFound, codeNotFound, "submission %s not found", id)
+		}
+		if r.Context().Err() != nil {
+			return nil // the client left
+		}
+		return unavailable("read submission", err)
+	}
+	if sub.State.Terminal() && (wait > 0 || alwaysWhole) {
+		writeJSON(w, http.StatusOK, toWire(sub))
+		return nil
+	}
+	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: id, State: string(sub.State)})
+	return nil
+}
+
+// waitTerminal reads the submission, and while it is not terminal waits up to wait for
+// oj_events to announce a terminal state (or a resync), reading PostgreSQL again each
+// time; the last read is always PostgreSQL's (invariant 1).
+func (s *Server) waitTerminal(ctx context.Context, id string, wait time.Duration) (*store.Submission, error) {
+	if wait <= 0 {
+		return store.GetSubmission(ctx, s.d.DB, id)
+	}
+	sub := s.hub.subscribe(id)
+	defer s.hub.unsubscribe(sub)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		cur, err := store.GetSubmission(ctx, s.d.DB, id)
+		if err != nil || cur.State.Terminal() {
+			return cur, err
+		}
+		for reread := false; !reread; {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-s.closing:
+				return store.GetSubmission(ctx, s.d.DB, id)
+			case <-timer.C:
+				return store.GetSubmission(ctx, s.d.DB, id)
+			case <-sub.wake:
+				changes, resync := sub.take()
+				reread = resync
+				for _, c := range changes {
+					if job.State(c.state).Terminal() {
+						reread = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// getSubmission is GET /api/v1/submissions/{id}.
+func (s *Server) getSubmission(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+	sub, err := s.visibleSubmission(r, tok)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toWire(sub))
+	return nil
+}
+
+// visibleSubmission reads {id} if tok may see it: 404 for a missing one and for another
+// user's alike.
+func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Submission, error) {
+	id := r.PathValue("id")
+	infoFrom(r.Context()).submissionID = id
+	sub, err := store.GetSubmission(r.Context(), s.d.DB, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !canSee(tok, sub.OwnerID)) {
+		return nil, errorf(http.StatusNotFound, codeNotFound, "submission %s not found", id)
+	}
+	if err != nil {
+		return nil, unavailable("read submission", err)
+	}
+	return sub, nil
+}
+
+// toWire is a submission as the API shows it: no verdict fields before a verdict.
+func toWire(s *store.Submission) wire.Submission {
+	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
+		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
+		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases))}
+	if s.Verdict != "" {
+		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
+		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
+	}
+	for _, c := range s.Cases {
+		out.Cases = append(out.Cases, wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict),
+			TimeMS: c.TimeMS, MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message})
+	}
+	return out
+}

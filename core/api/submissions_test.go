@@ -1,0 +1,440 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"oj/core/api"
+	"oj/core/api/client"
+	"oj/core/api/wire"
+	"oj/core/job"
+)
+
+func TestSubmitWaitReturnsTheJudgedSubmission(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	wait := int64(10_000)
+	res, err := e.alice.Submit(context.Background(), wire.SubmitRequest{ProblemID: "aplusb", Language: "cpp17",
+		Source: "int main(){}", WaitMS: &wait}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != http.StatusOK || res.Submission == nil {
+		t.Fatalf("submit with wait_ms: status %d, want 200 with the submission", res.Status)
+	}
+	s := res.Submission
+	if s.State != "finished" || s.Verdict == nil || *s.Verdict != "AC" || len(s.Cases) != 1 || s.ProblemVersion != 1 ||
+		s.Attempt != 1 || s.FinishedAt == nil || s.Language != "cpp17" {
+		t.Fatalf("judged submission = %+v", s)
+	}
+	// The trace id of the request is the submission's.
+	tr, err := e.admin.Trace(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Submission.TraceID != res.TraceID || res.TraceID == "" || tr.Submission.Lane != "heavy" {
+		t.Fatalf("trace id %q / lane %q, want the request's %q on heavy", tr.Submission.TraceID, tr.Submission.Lane, res.TraceID)
+	}
+}
+
+func TestSubmitWithoutWaitIsAccepted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true})
+	code, h, body := e.raw("POST", "/api/v1/submissions", tokenOf(e.alice), submitBody("aplusb", "python3", "print(1)", 0),
+		map[string]string{"X-Trace-Id": "my-trace-1"})
+	if code != http.StatusAccepted || body["state"] != "queued" || body["id"] == "" || len(body) != 2 {
+		t.Fatalf("submit = %d %v, want 202 {id, state: queued}", code, body)
+	}
+	if h.Get("X-Trace-Id") != "my-trace-1" {
+		t.Fatalf("X-Trace-Id = %q", h.Get("X-Trace-Id"))
+	}
+	// wait_ms with nothing judging: 202 after the wait.
+	start := time.Now()
+	code, _, body = e.raw("POST", "/api/v1/submissions", tokenOf(e.alice), submitBody("aplusb", "python3", "print(2)", 300), nil)
+	if code != http.StatusAccepted || body["state"] != "queued" || time.Since(start) < 300*time.Millisecond {
+		t.Fatalf("submit with wait_ms and no worker = %d %v after %s", code, body, time.Since(start))
+	}
+	s, err := e.alice.Submission(context.Background(), body["id"].(string))
+	if err != nil || s.State != "queued" || s.Verdict != nil || s.Cases == nil {
+		t.Fatalf("queued submission = %+v %v", s, err)
+	}
+}
+
+func TestSubmitStatusCodes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true, limits: func(l *api.Limits) { l.MaxSourceBytes = 100 }})
+	alice := tokenOf(e.alice)
+	tests := []struct {
+		name   string
+		token  string
+		body   string
+		header map[string]string
+		status int
+		code   string
+	}{
+		{"malformed JSON", alice, `{"problem_id":`, nil, 400, "malformed_json"},
+		{"not an object", alice, `[1,2]`, nil, 400, "malformed_json"},
+		{"unknown field", alice, `{"problem_id":"aplusb","language":"python3","source":"x","lang":"c"}`, nil, 400, "malformed_json"},
+		{"trailing data", alice, `{"problem_id":"aplusb","language":"python3","source":"x"} {}`, nil, 400, "malformed_json"},
+		{"unknown language", alice, `{"problem_id":"aplusb","language":"cobol","source":"x"}`, nil, 400, "unknown_language"},
+		{"empty source", alice, `{"problem_id":"aplusb","language":"python3","source":""}`, nil, 400, "empty_source"},
+		{"negative wait", alice, `{"problem_id":"aplusb","language":"python3","source":"x","wait_ms":-1}`, nil, 400, "bad_request"},
+		{"unknown problem", alice, `{"problem_id":"nope","language":"python3","source":"x"}`, nil, 404, "not_found"},
+		{"source over the limit", alice, `{"problem_id":"aplusb","language":"python3","source":"` + strings.Repeat("x", 101) + `"}`, nil, 413, "too_large"},
+		{"body over the limit", alice, `{"problem_id":"aplusb","language":"python3","source":"` + strings.Repeat("\\u0000", 20000) + `"}`, nil, 413, "too_large"},
+		{"missing token", "", `{}`, nil, 401, "unauthorized"},
+		{"bad token", "oj_nope", `{}`, nil, 401, "unauthorized"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, body := e.raw("POST", "/api/v1/submissions", tc.token, []byte(tc.body), tc.header)
+			errBody, _ := body["error"].(map[string]any)
+			if code != tc.status || errBody["code"] != tc.code || errBody["message"] == "" {
+				t.Fatalf("status %d body %v, want %d with code %s", code, body, tc.status, tc.code)
+			}
+		})
+	}
+	// Basic auth is not a bearer token.
+	code, _, _ := e.raw("GET", "/api/v1/languages", "", nil, map[string]string{"Authorization": "Basic YTpi"})
+	if code != 401 {
+		t.Fatalf("basic auth: %d, want 401", code)
+	}
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true})
+	ctx := context.Background()
+	req := wire.SubmitRequest{ProblemID: "aplusb", Language: "python3", Source: "print(3)"}
+	// Two concurrent submits with one key create one submission.
+	for round := 0; round < 5; round++ {
+		key := "key-" + strconv.Itoa(round)
+		var wg sync.WaitGroup
+		results := make([]*client.SubmitResult, 4)
+		errs := make([]error, 4)
+		for i := range results {
+			wg.Add(1)
+			go func() { defer wg.Done(); results[i], errs[i] = e.alice.Submit(ctx, req, key) }()
+		}
+		wg.Wait()
+		replayed := 0
+		for i, r := range results {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			if r.ID() != results[0].ID() {
+				t.Fatalf("round %d: ids %s and %s for one key", round, r.ID(), results[0].ID())
+			}
+			if r.Replayed {
+				replayed++
+			}
+		}
+		if replayed != len(results)-1 {
+			t.Fatalf("round %d: %d replayed answers, want %d", round, replayed, len(results)-1)
+		}
+	}
+	var n int
+	if err := e.db.QueryRow(ctx, `SELECT count(*) FROM submissions`).Scan(&n); err != nil || n != 5 {
+		t.Fatalf("submissions = %d %v, want 5", n, err)
+	}
+	// The same key with another body: 422.
+	_, err := e.alice.Submit(ctx, wire.SubmitRequest{ProblemID: "aplusb", Language: "python3", Source: "print(4)"}, "key-0")
+	if client.StatusOf(err) != http.StatusUnprocessableEntity {
+		t.Fatalf("reused key with another body: %v, want 422", err)
+	}
+	// Keys are per user: bob's key-0 is a new submission.
+	r, err := e.bob.Submit(ctx, req, "key-0")
+	if err != nil || r.Replayed || r.Status != http.StatusAccepted {
+		t.Fatalf("bob's key-0: %+v %v", r, err)
+	}
+}
+
+func TestUsersSeeOnlyTheirOwnSubmissions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true})
+	ctx := context.Background()
+	id := e.submit(e.alice, "print(1)")
+	if _, err := e.alice.Submission(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.admin.Submission(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	for name, get := range map[string]func() error{
+		"get":     func() error { _, err := e.bob.Submission(ctx, id); return err },
+		"events":  func() error { return e.bob.Events(ctx, id, func(wire.StateEvent) error { return nil }) },
+		"missing": func() error { _, err := e.alice.Submission(ctx, "01890000-0000-7000-8000-000000000000"); return err },
+		"bad id":  func() error { _, err := e.alice.Submission(ctx, "not-a-uuid"); return err },
+	} {
+		if err := get(); client.StatusOf(err) != http.StatusNotFound {
+			t.Errorf("%s: %v, want 404", name, err)
+		}
+	}
+}
+
+func TestUserTokenIsRefusedOnEveryAdminRoute(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true})
+	id := e.submit(e.alice, "print(1)")
+	routes := [][2]string{
+		{"GET", "/admin/v1/overview"}, {"GET", "/admin/v1/pel"}, {"POST", "/admin/v1/reclaim"},
+		{"GET", "/admin/v1/outbox"}, {"GET", "/admin/v1/dlq"}, {"POST", "/admin/v1/dlq/replay"},
+		{"POST", "/admin/v1/trim"}, {"POST", "/admin/v1/submissions/" + id + "/rejudge"},
+		{"POST", "/admin/v1/problems/aplusb/rejudge"}, {"POST", "/admin/v1/submissions/" + id + "/cancel"},
+		{"GET", "/admin/v1/workers"}, {"GET", "/admin/v1/audit"}, {"GET", "/admin/v1/submissions/" + id + "/trace"},
+		{"PUT", "/api/v1/problems/aplusb"},
+	}
+	for _, rt := range routes {
+		code, _, body := e.raw(rt[0], rt[1], tokenOf(e.alice), []byte(`{}`), nil)
+		if code != http.StatusForbidden || body["error"].(map[string]any)["code"] != "forbidden" {
+			t.Errorf("%s %s with a user token: %d %v, want 403", rt[0], rt[1], code, body)
+		}
+		if code, _, _ := e.raw(rt[0], rt[1], "", []byte(`{}`), nil); code != http.StatusUnauthorized {
+			t.Errorf("%s %s without a token: %d, want 401", rt[0], rt[1], code)
+		}
+	}
+	// Nothing was canceled or requeued by the refused calls.
+	s, err := e.admin.Submission(context.Background(), id)
+	if err != nil || s.State != "queued" {
+		t.Fatalf("after refused admin calls: %+v %v", s, err)
+	}
+}
+
+func TestEventsStreamStatesUntilTerminal(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	e.judge.set(acceptAll, 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	id := e.submit(e.alice, "print(1)")
+	var states []string
+	var last wire.StateEvent
+	if err := e.alice.Events(ctx, id, func(ev wire.StateEvent) error {
+		states = append(states, ev.State)
+		last = ev
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(states) < 2 || states[len(states)-1] != "finished" || states[0] == "finished" {
+		t.Fatalf("states = %v, want the current state first and finished last", states)
+	}
+	if last.Submission == nil || last.Submission.Verdict == nil || *last.Submission.Verdict != "AC" || last.ID != id {
+		t.Fatalf("terminal event = %+v", last)
+	}
+	// A late client gets the current (terminal) state at once, and the stream closes.
+	states = nil
+	if err := e.alice.Events(ctx, id, func(ev wire.StateEvent) error { states = append(states, ev.State); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != 1 || states[0] != "finished" {
+		t.Fatalf("late client states = %v, want [finished]", states)
+	}
+}
+
+func TestEventsHeartbeatKeepsTheStreamOpen(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true})
+	id := e.submit(e.alice, "print(1)")
+	req, _ := http.NewRequest("GET", e.http.URL+"/api/v1/submissions/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+tokenOf(e.alice))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	buf := make([]byte, 0, 4096)
+	tmp := make([]byte, 512)
+	for !strings.Contains(string(buf), ": keep-alive") {
+		n, err := resp.Body.Read(tmp)
+		if err != nil {
+			t.Fatalf("stream ended before a heartbeat: %v (%q)", err, buf)
+		}
+		buf = append(buf, tmp[:n]...)
+	}
+	if !strings.HasPrefix(string(buf), "event: state\n") || !strings.Contains(string(buf), `"state":"queued"`) {
+		t.Fatalf("stream = %q, want the current state first", buf)
+	}
+	// Cancel (admin) ends the stream with a terminal event.
+	go func() { _, _ = e.admin.Cancel(context.Background(), id, false) }()
+	rest := make([]byte, 0, 4096)
+	for {
+		n, err := resp.Body.Read(tmp)
+		rest = append(rest, tmp[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	if !strings.Contains(string(rest), `"state":"canceled"`) {
+		t.Fatalf("after cancel the stream said %q", rest)
+	}
+}
+
+func TestRateLimitFloodGets429AndEveryAcceptedSubmissionFinishes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{limits: func(l *api.Limits) {
+		l.UserRate, l.UserBurst = 20, 10
+		l.GlobalRate, l.GlobalBurst = 30, 15
+	}})
+	ctx := context.Background()
+	var mu sync.Mutex
+	var accepted []string
+	codes := map[int]int{}
+	var retryAfter []int
+	var wg sync.WaitGroup
+	for _, c := range []*client.Client{e.alice, e.bob} {
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 25; i++ {
+					res, err := c.Submit(ctx, wire.SubmitRequest{ProblemID: "aplusb", Language: "python3", Source: "print(1)"}, "")
+					mu.Lock()
+					var ae *client.Error
+					switch {
+					case err == nil:
+						codes[res.Status]++
+						accepted = append(accepted, res.ID())
+					case errors.As(err, &ae):
+						codes[ae.Status]++
+						if ae.Status == 429 {
+							retryAfter = append(retryAfter, int(ae.RetryAfter/time.Second))
+						}
+					default:
+						t.Error(err)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if codes[429] == 0 || codes[202] == 0 {
+		t.Fatalf("codes = %v, want both 202 and 429", codes)
+	}
+	for code := range codes {
+		if code != 202 && code != 429 {
+			t.Fatalf("codes = %v: unexpected %d", codes, code)
+		}
+	}
+	for _, ra := range retryAfter {
+		if ra < 1 || ra > 2 {
+			t.Fatalf("Retry-After %d s, want 1..2 for buckets refilling at 20-30/s", ra)
+		}
+	}
+	for _, id := range accepted {
+		e.waitTerminal(id, 30*time.Second)
+	}
+	t.Logf("codes %v", codes)
+}
+
+func TestBacklogThresholdGets429(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true, limits: func(l *api.Limits) { l.BacklogMaxQueued = 3 }})
+	for i := 0; i < 3; i++ {
+		e.submit(e.alice, "print(1)")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		code, h, body := e.raw("POST", "/api/v1/submissions", tokenOf(e.alice), submitBody("aplusb", "python3", "x", 0), nil)
+		if code == http.StatusTooManyRequests {
+			if body["error"].(map[string]any)["code"] != "backlog_full" || h.Get("Retry-After") == "" {
+				t.Fatalf("backlog 429 = %v %v", body, h)
+			}
+			return
+		}
+		if code != http.StatusAccepted || time.Now().After(deadline) {
+			t.Fatalf("submit over the backlog: %d %v", code, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSubmitAnswers503WhenPostgreSQLCannotCommit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true})
+	ctx := context.Background()
+	// The database refuses every new submission from now on.
+	if _, err := e.db.Exec(ctx, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
+		$$ BEGIN RAISE EXCEPTION 'disk full'; END $$;
+		CREATE TRIGGER refuse BEFORE INSERT ON submissions FOR EACH ROW EXECUTE FUNCTION refuse();`); err != nil {
+		t.Fatal(err)
+	}
+	code, h, body := e.raw("POST", "/api/v1/submissions", tokenOf(e.alice), submitBody("aplusb", "python3", "x", 0), nil)
+	if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || body["error"].(map[string]any)["code"] != "unavailable" {
+		t.Fatalf("submit on a refusing database: %d %v %v", code, h, body)
+	}
+	if strings.Contains(body["error"].(map[string]any)["message"].(string), "disk full") {
+		t.Fatal("the database's error leaked to the client")
+	}
+	var n int
+	_ = e.db.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&n)
+	if n != 0 {
+		t.Fatalf("outbox rows = %d after a refused submit", n)
+	}
+}
+
+func TestLanguagesAndProblems(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{noWorker: true})
+	ctx := context.Background()
+	langs, err := e.alice.Languages(ctx)
+	if err != nil || len(langs) < 6 {
+		t.Fatalf("languages = %v %v", langs, err)
+	}
+	byID := map[string]wire.Language{}
+	for _, l := range langs {
+		byID[l.ID] = l
+	}
+	if byID["python3"].Lane != string(job.LaneLight) || byID["cpp17"].Lane != string(job.LaneHeavy) || !byID["cpp17"].Compiled {
+		t.Fatalf("languages = %+v", byID)
+	}
+	p, err := e.alice.Problem(ctx, "aplusb")
+	if err != nil || p.Title != "A+B" || p.Version != 1 || p.CaseCount != 3 || len(p.SHA256) != 64 || p.Checker != "lines" {
+		t.Fatalf("problem = %+v %v", p, err)
+	}
+	// A new upload is a new version.
+	zip := problemZip("title: A+B v2\nsubtasks:\n  - {score: 40, cases: [1]}\n  - {score: 60, cases: [2, 3]}\n")
+	p2, err := e.admin.PutProblem(ctx, "aplusb", strings.NewReader(zip))
+	if err != nil || p2.Version != 2 || p2.Title != "A+B v2" || len(p2.Subtasks) != 2 || p2.Subtasks[1].Cases[1] != 3 {
+		t.Fatalf("second upload = %+v %v", p2, err)
+	}
+	if got, _ := e.alice.Problem(ctx, "aplusb"); got.Version != 2 || got.SHA256 == p.SHA256 {
+		t.Fatalf("after upload: %+v", got)
+	}
+	// Submissions use the latest version.
+	id := e.submit(e.alice, "print(1)")
+	if s, _ := e.alice.Submission(ctx, id); s.ProblemVersion != 2 {
+		t.Fatalf("submission on version %d, want 2", s.ProblemVersion)
+	}
+	// Bad packages: 400 saying why.
+	for name, body := range map[string]string{
+		"not a zip":  "hello",
+		"no tests":   zipOf(map[string]string{"problem.yaml": "title: X\n"}),
+		"dotdot":     zipOf(map[string]string{"problem.yaml": "title: X\n", "../evil": "x", "tests/1.in": "", "tests/1.out": ""}),
+		"bad limits": problemZip("title: X\ntime_limit_ms: 999999\n"),
+	} {
+		_, err := e.admin.PutProblem(ctx, "bad", strings.NewReader(body))
+		var ae *client.Error
+		if !errors.As(err, &ae) || ae.Status != 400 || ae.Code != "invalid_package" || ae.Message == "" {
+			t.Errorf("%s: %v, want 400 invalid_package", name, err)
+		}
+	}
+	if _, err := e.admin.PutProblem(ctx, "Bad..Id", strings.NewReader(zip)); client.StatusOf(err) != 400 {
+		t.Errorf("bad problem id: %v", err)
+	}
+	if _, err := e.alice.Problem(ctx, "bad"); client.StatusOf(err) != 404 {
+		t.Errorf("problem never stored: %v, want 404", err)
+	}
+}
