@@ -38,7 +38,7 @@ func runAPI(ctx context.Context, d *deps) error {
 
 func newDispatcher(d *deps) *dispatch.Dispatcher {
 	return dispatch.New(d.cfg.Dispatcher, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"),
-		dispatch.NewMetrics(d.reg))
+		d.dispatchMetrics)
 }
 
 func runDispatcher(ctx context.Context, d *deps) error { return newDispatcher(d).Run(ctx) }
@@ -80,22 +80,27 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, parts ...daemon) error {
 		}()
 		defer srv.Close()
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	// One part failing stops the others; a signal stops them all and is not a failure.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
+	var once sync.Once
+	var failed error
 	for _, p := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if err := p(ctx, d); err != nil {
-				cancel(err) // one part failing stops the others
+				once.Do(func() { failed = err })
+				cancel()
 			}
 		}()
 	}
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil && err != context.Canceled {
-		return fmt.Errorf("ojd: %w", err)
+	if failed != nil {
+		return fmt.Errorf("ojd: %w", failed)
 	}
+	d.log.Info("stopped")
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
+	"oj/core/dispatch"
 	"oj/core/stream"
 )
 
@@ -25,6 +26,9 @@ type deps struct {
 	rdb     *redis.Client
 	streams *stream.Streams
 	reg     *prometheus.Registry
+	// dispatchMetrics is shared: in one process the dispatcher and the worker's hand-off
+	// to the reconciler count into the same series.
+	dispatchMetrics *dispatch.Metrics
 }
 
 func newLogger(c LogConfig) *slog.Logger {
@@ -54,7 +58,8 @@ func connect(ctx context.Context, cfg *Config) (*deps, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return &deps{cfg: cfg, log: newLogger(cfg.Log), db: db, rdb: rdb,
-		streams: stream.New(rdb, stream.Keys{Prefix: cfg.Redis.KeyPrefix}), reg: reg}, nil
+		streams: stream.New(rdb, stream.Keys{Prefix: cfg.Redis.KeyPrefix}), reg: reg,
+		dispatchMetrics: dispatch.NewMetrics(reg)}, nil
 }
 
 func (d *deps) Close() {

@@ -100,7 +100,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 	<-ctx.Done()
 	readers.Wait()
-	w.log.Info("worker stopping: no more reads, waiting for in-flight judging", "in_flight", w.inFlight(), "grace", w.cfg.ShutdownGrace)
+	w.log.Info("worker stopping: no more reads, waiting for in-flight judging", "in_flight", w.inFlight(), "grace", w.cfg.ShutdownGrace.String())
 	done := make(chan struct{})
 	go func() { judges.Wait(); close(done) }()
 	select {
