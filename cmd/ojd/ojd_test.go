@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"oj/core/api/client"
+	"oj/core/api/wire"
+	"oj/core/judge/problem/problemtest"
+	"oj/core/testenv"
+)
+
+// The real binary: migrate, create a token, run `ojd all`, judge a submission through
+// the HTTP API in the real sandbox, and stop cleanly on SIGTERM.
+func TestOjdAllServesAndStops(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the worker's sandbox needs root")
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "oj-ojd-test-") // the sandbox hides /tmp
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	bin := filepath.Join(dir, "ojd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cfg := filepath.Join(dir, "ojd.yaml")
+	yaml := fmt.Sprintf(`postgres:
+  url: %q
+redis:
+  addr: %s
+  key_prefix: %s
+api:
+  listen: %s
+storage:
+  fs:
+    root: %s/objects
+judge:
+  work_dir: %s/work
+  cache:
+    dir: %s/cache
+sandbox:
+  cgroup_parent: %s
+`, testenv.Schema(t, testenv.PostgresURL(t)), testenv.RedisAddr(t), testenv.RandomName("t"), addr, dir, dir, dir,
+		testenv.RandomName("oj-ojd-test-"))
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ojd := func(args ...string) string {
+		out, err := exec.Command(bin, append([]string{"--config", cfg}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ojd %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := ojd("migrate", "status"); !strings.Contains(out, "applied") {
+		t.Fatalf("migrate status: %s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(ojd("token", "create", "--name", "root", "--role", "admin")), "\n")
+	token := lines[len(lines)-1]
+
+	cmd := exec.Command(bin, "--config", cfg, "all")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	c := client.New("http://"+addr, token)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		if h, err := c.Readyz(ctx); err == nil && h["postgres"] == "ok" && h["redis"] == "ok" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("never ready:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := c.PutProblem(ctx, "aplusb", bytes.NewReader(problemtest.Zip(problemtest.APlusB(
+		"title: A+B\ntime_limit_ms: 1000\nmemory_limit_mb: 128\n")))); err != nil {
+		t.Fatal(err)
+	}
+	wait := int64(10000)
+	res, err := c.Submit(ctx, wire.SubmitRequest{ProblemID: "aplusb", Language: "python3",
+		Source: "a, b = map(int, input().split())\nprint(a + b)\n", WaitMS: &wait}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := c.Submission(ctx, res.ID())
+	for err == nil && sub.State != "finished" && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		sub, err = c.Submission(ctx, res.ID())
+	}
+	if err != nil || sub.Verdict == nil || *sub.Verdict != "AC" {
+		t.Fatalf("submission: %+v %v\n%s", sub, err, logs.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ojd all after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatalf("ojd all did not stop after SIGTERM\n%s", logs.String())
+	}
+}
