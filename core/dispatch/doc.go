@@ -22,7 +22,10 @@ type Config struct {
 	ReconcileInterval time.Duration `mapstructure:"reconcile_interval"`
 	ReconcileAfter    time.Duration `mapstructure:"reconcile_after"`
 	ReconcileBatch    int           `mapstructure:"reconcile_batch"`
-	Retention         time.Duration `mapstructure:"retention"`
+	// Retention keeps delivered outbox rows this long: the reconciler and the reclaim
+	// loop map stream entry ids back to submissions through them. At thousands of
+	// submissions a second a day of rows would bloat the table.
+	Retention time.Duration `mapstructure:"retention"`
 }
 
 // DefaultConfig returns the defaults.
@@ -36,7 +39,7 @@ func DefaultConfig() Config {
 		ReconcileInterval: 10 * time.Second,
 		ReconcileAfter:    30 * time.Second,
 		ReconcileBatch:    500,
-		Retention:         24 * time.Hour,
+		Retention:         time.Hour,
 	}
 }
 
