@@ -13,8 +13,9 @@ import (
 
 // events is GET /api/v1/submissions/{id}/events: Server-Sent Events. The first `state`
 // event is the current state read from PostgreSQL (a late client learns where things
-// stand), then one per change announced on oj_events, and the stream closes after a
-// terminal state, whose event carries the whole submission. Comment lines keep idle
+// stand), then one per change announced on oj_events, with a `case` event for each case
+// of the running attempt as it is judged, and the stream closes after a terminal state,
+// whose event carries the whole submission. Comment lines keep idle
 // connections open. (SSE framing is a few lines of text; no library is needed for it.)
 func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	ctx := r.Context()
@@ -66,6 +67,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 				changes = []stateChange{{state: string(cur.State), attempt: cur.Attempt}}
 			}
 			for _, c := range changes {
+				if c.caseJSON != "" {
+					if c.attempt == last.attempt && last.state == string(job.StateRunning) {
+						if err := sendCase(w, id, c); err != nil {
+							return nil
+						}
+						flusher.Flush()
+					}
+					continue
+				}
 				// Older notifications than the first read, and repeats, are not changes.
 				if c.attempt < last.attempt || c == last {
 					continue
@@ -87,6 +97,20 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 			}
 		}
 	}
+}
+
+// sendCase writes one `case` event: a case of the running attempt was judged.
+func sendCase(w http.ResponseWriter, id string, c stateChange) error {
+	var cr wire.Case
+	if err := json.Unmarshal([]byte(c.caseJSON), &cr); err != nil {
+		return nil // a malformed notification is skipped, the stream goes on
+	}
+	b, err := json.Marshal(wire.StateEvent{ID: id, State: c.state, Attempt: c.attempt, Case: &cr})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "event: case\ndata: %s\n\n", b)
+	return err
 }
 
 // sendState writes one `state` event; whole (when given and terminal) is attached.

@@ -38,6 +38,9 @@ type scripted struct {
 	calls  map[string]int
 	decide func(t job.Task, call int) (job.Outcome, error)
 	delay  time.Duration
+	// progress reports each case of the outcome through the context before answering,
+	// as the real judge does while it runs them.
+	progress bool
 }
 
 func acceptAll(job.Task, int) (job.Outcome, error) {
@@ -52,7 +55,7 @@ func (s *scripted) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
 	}
 	s.calls[t.SubmissionID]++
 	call := s.calls[t.SubmissionID]
-	decide, delay := s.decide, s.delay
+	decide, delay, progress := s.decide, s.delay, s.progress
 	s.mu.Unlock()
 	if delay > 0 {
 		select {
@@ -64,7 +67,13 @@ func (s *scripted) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
 	if decide == nil {
 		decide = acceptAll
 	}
-	return decide(t, call)
+	out, err := decide(t, call)
+	if progress {
+		for _, c := range out.Cases {
+			job.ReportCase(ctx, c)
+		}
+	}
+	return out, err
 }
 
 func (s *scripted) set(decide func(job.Task, int) (job.Outcome, error), delay time.Duration) {

@@ -12,7 +12,8 @@ import (
 )
 
 // hub is the API process's one LISTEN on oj_events (the trigger's "id state attempt" on
-// every committed state or attempt change), fanned out to the submits waiting for a
+// every committed state or attempt change) and oj_progress (cases judged so far),
+// fanned out to the submits waiting for a
 // verdict and the event streams — rather than one poll loop per request. Notifications
 // can be missed while the connection is down: on every (re)connect each subscriber is
 // told to resync from PostgreSQL.
@@ -24,10 +25,12 @@ type hub struct {
 	subs map[string]map[*subscription]struct{}
 }
 
-// stateChange is one notification.
+// stateChange is one notification: a state change, or (caseJSON set) one case's result
+// announced on oj_progress while the attempt is still judging.
 type stateChange struct {
-	state   string
-	attempt int
+	state    string
+	attempt  int
+	caseJSON string
 }
 
 // maxQueued bounds a subscription's queue; past it the subscriber resyncs from PostgreSQL.
@@ -106,6 +109,23 @@ func (h *hub) deliver(payload string) {
 	}
 }
 
+// deliverCase fans out an oj_progress payload "<id> <attempt> <case JSON>".
+func (h *hub) deliverCase(payload string) {
+	f := strings.SplitN(payload, " ", 3)
+	if len(f) != 3 {
+		return
+	}
+	attempt, err := strconv.Atoi(f[1])
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs[f[0]] {
+		s.push(stateChange{state: "running", attempt: attempt, caseJSON: f[2]}, false)
+	}
+}
+
 func (h *hub) resyncAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -143,7 +163,7 @@ func (h *hub) listenOnce(ctx context.Context) error {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN oj_events"); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN oj_events; LISTEN oj_progress"); err != nil {
 		conn.Conn().Close(context.Background())
 		return err
 	}
@@ -155,6 +175,10 @@ func (h *hub) listenOnce(ctx context.Context) error {
 			conn.Conn().Close(context.Background()) // never return a LISTENing connection to the pool
 			return err
 		}
-		h.deliver(n.Payload)
+		if n.Channel == "oj_progress" {
+			h.deliverCase(n.Payload)
+		} else {
+			h.deliver(n.Payload)
+		}
 	}
 }

@@ -238,6 +238,60 @@ func TestEventsStreamStatesUntilTerminal(t *testing.T) {
 	}
 }
 
+// Cases judged by the running attempt arrive as `case` events before the verdict.
+func TestEventsStreamCasesAsTheyAreJudged(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	started := make(chan struct{})
+	release := make(chan struct{})
+	e.judge.set(func(tk job.Task, _ int) (job.Outcome, error) {
+		close(started)
+		<-release // the client is subscribed by now
+		out := job.Outcome{Verdict: job.VerdictWA, Score: 50}
+		for i := 1; i <= 3; i++ {
+			c := job.CaseResult{Index: i, Verdict: job.VerdictAC, TimeMS: i, MemoryKB: 100}
+			if i == 3 {
+				c.Verdict, c.Message = job.VerdictWA, "expected 3, found 4"
+			}
+			out.Cases = append(out.Cases, c)
+		}
+		return out, nil
+	}, 0)
+	// The scripted judge reports its cases through the worker as a real judge does.
+	e.judge.mu.Lock()
+	e.judge.progress = true
+	e.judge.mu.Unlock()
+	id := e.submit(e.alice, "print(1)")
+	<-started
+	var cases []wire.Case
+	var states []string
+	go func() { time.Sleep(300 * time.Millisecond); close(release) }()
+	if err := e.alice.Events(ctx, id, func(ev wire.StateEvent) error {
+		if ev.Case != nil {
+			if ev.State != "running" || ev.Attempt != 1 {
+				t.Errorf("case event %+v", ev)
+			}
+			cases = append(cases, *ev.Case)
+			return nil
+		}
+		if ev.State == "finished" && len(cases) != 3 {
+			t.Errorf("verdict before the cases: %d cases seen", len(cases))
+		}
+		states = append(states, ev.State)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 3 || cases[2].Verdict != "WA" || cases[2].Message != "expected 3, found 4" || cases[0].Index != 1 {
+		t.Fatalf("case events = %+v", cases)
+	}
+	if states[len(states)-1] != "finished" {
+		t.Fatalf("states = %v", states)
+	}
+}
+
 func TestEventsHeartbeatKeepsTheStreamOpen(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{noWorker: true})

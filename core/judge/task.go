@@ -108,6 +108,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 		co.art.Index, co.art.Verdict = i, co.res.Verdict
 		arts.Cases = append(arts.Cases, co.art)
 		results = append(results, co)
+		job.ReportCase(ctx, co.res)
 	}
 	out := score(spec, results)
 	out.CompileOutput = arts.CompileLog

@@ -14,6 +14,7 @@ import (
 // written back (or the attempt ended).
 func (w *Worker) start(judgeCtx context.Context, lane job.Lane, t job.Task, entries []string, slots chan struct{}, judges *sync.WaitGroup) {
 	ctx, cancel := context.WithCancelCause(judgeCtx)
+	ctx = job.WithProgress(ctx, func(c job.CaseResult) { w.reportCase(t, c) })
 	r := &run{task: t, entries: entries, cancel: cancel, started: time.Now(), slots: slots}
 	w.mu.Lock()
 	w.inflight[t.SubmissionID] = r
@@ -33,6 +34,16 @@ func (w *Worker) start(judgeCtx context.Context, lane job.Lane, t job.Task, entr
 		}
 		w.results <- result{run: r, outcome: out}
 	}()
+}
+
+// reportCase publishes one case's result while the attempt is still judging, for the
+// API's event streams. Best effort: a lost report only delays what the client sees.
+func (w *Worker) reportCase(t job.Task, c job.CaseResult) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := store.NotifyCase(ctx, w.db, t.SubmissionID, t.Attempt, c); err != nil {
+		w.log.Debug("case progress not published", "submission_id", t.SubmissionID, "attempt", t.Attempt, "err", err)
+	}
 }
 
 // done forgets a run and frees its slot.

@@ -66,8 +66,8 @@ func (c *Client) Submission(ctx context.Context, id string) (*wire.Submission, e
 	return &out, c.call(ctx, request{method: http.MethodGet, path: "/api/v1/submissions/" + esc(id)}, &out)
 }
 
-// Events is GET /api/v1/submissions/{id}/events: fn is called with each `state` event
-// until the stream ends (after a terminal state), fn returns an error, or ctx ends.
+// Events is GET /api/v1/submissions/{id}/events: fn is called with each `state` event and
+// each `case` event (Case set: one case of the running attempt judged) until the stream ends (after a terminal state), fn returns an error, or ctx ends.
 func (c *Client) Events(ctx context.Context, id string, fn func(wire.StateEvent) error) error {
 	rq := request{method: http.MethodGet, path: "/api/v1/submissions/" + esc(id) + "/events",
 		header: http.Header{"Accept": []string{"text/event-stream"}}}
@@ -84,7 +84,7 @@ func (c *Client) Events(ctx context.Context, id string, fn func(wire.StateEvent)
 		line := sc.Text()
 		switch {
 		case line == "":
-			if event == "state" && data.Len() > 0 {
+			if (event == "state" || event == "case") && data.Len() > 0 {
 				var ev wire.StateEvent
 				if err := json.Unmarshal([]byte(data.String()), &ev); err != nil {
 					return c.fail(rq, fmt.Errorf("decode event: %w", err))

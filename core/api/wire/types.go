@@ -65,13 +65,15 @@ type Case struct {
 	Message  string  `json:"message"`
 }
 
-// StateEvent is the data of one `state` Server-Sent Event. Submission is set on the
-// terminal event (the stream closes after it).
+// StateEvent is the data of one `state` or `case` Server-Sent Event. Submission is set on
+// the terminal event (the stream closes after it); Case is set on a `case` event, sent
+// while the attempt runs for each case judged (its score is known only at the end).
 type StateEvent struct {
 	ID         string      `json:"id"`
 	State      string      `json:"state"`
 	Attempt    int         `json:"attempt"`
 	Submission *Submission `json:"submission,omitempty"`
+	Case       *Case       `json:"case,omitempty"`
 }
 
 // Language is one configured language.
