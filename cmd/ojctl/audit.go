@@ -1,0 +1,44 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"oj/core/api/wire"
+)
+
+func newAuditCmd(a *app) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "audit [--limit N]",
+		Short: "The audit log of admin actions, newest first",
+		Long: `Every mutating admin action (reclaim, replay, trim, rejudge, cancel, purge),
+dry runs included, writes an audit row: who (the token's name), what, when, with
+which parameters and what it counted.`,
+		Example: `  ojctl audit
+  ojctl audit --limit 200 -o json | jq '.entries[] | select(.action == "trim")'`,
+		Args: cobra.NoArgs,
+		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			entries, err := c.Audit(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			if entries == nil {
+				entries = []wire.AuditEntry{}
+			}
+			return a.print(wire.Audit{Entries: entries}, func(p *printer) {
+				rows := make([][]string, 0, len(entries))
+				for _, e := range entries {
+					rows = append(rows, []string{itoa(e.ID), stamp(e.At), e.Actor, e.Action, yesNo(e.DryRun),
+						compactJSON(e.Params), compactJSON(e.Counts)})
+				}
+				p.table([]string{"ID", "AT", "WHO", "ACTION", "DRY RUN", "PARAMS", "COUNTS"}, rows)
+			})
+		}),
+	}
+	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many entries")
+	return cmd
+}

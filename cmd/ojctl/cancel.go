@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
+
+func newCancelCmd(a *app) *cobra.Command {
+	var s safety
+	cmd := &cobra.Command{
+		Use:   "cancel ID [--dry-run] [--yes]",
+		Short: "Cancel a queued or running submission",
+		Long: `Cancel a submission that is queued or running. The cancel bumps its attempt, so a
+result the running worker writes back later is fenced off and cannot overwrite it.
+A submission already finished, dead or canceled is refused (HTTP 409, exit 1).`,
+		Example: `  ojctl cancel 0190a3c4-...
+  ojctl cancel 0190a3c4-... --yes -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: a.run(func(cmd *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			return a.mutate(cmd, s, mutation{verb: "cancel submission " + args[0], noun: "submissions",
+				call: func(ctx context.Context, dry bool) (effect, error) {
+					r, err := c.Cancel(ctx, args[0], dry)
+					if err != nil {
+						return effect{}, err
+					}
+					return effect{result: r, changes: r.Canceled, requested: 1, fields: [][2]string{
+						{"Canceled", itoa(r.Canceled)},
+					}}, nil
+				}})
+		}),
+	}
+	s.register(cmd)
+	return cmd
+}

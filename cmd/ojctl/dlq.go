@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"oj/core/api/wire"
+)
+
+func newDLQCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dlq",
+		Short: "Dead letters: submissions that failed for good",
+		Long: `A submission whose judging failed max_attempts times (system errors, not wrong
+answers) is dead: verdict SE, a dead letter in PostgreSQL. Dead letters are never
+dropped silently; "dlq replay" judges them again with a fresh attempt budget.`,
+		Example: `  ojctl dlq ls
+  ojctl dlq replay --all --dry-run
+  ojctl dlq replay 0190a3c4-... 0190a3c5-...`,
+	}
+	cmd.AddCommand(newDLQListCmd(a), newDLQReplayCmd(a))
+	return cmd
+}
+
+func newDLQListCmd(a *app) *cobra.Command {
+	var (
+		limit  int
+		cursor string
+	)
+	cmd := &cobra.Command{
+		Use:     "ls [--limit N] [--cursor C]",
+		Aliases: []string{"list"},
+		Short:   "List dead letters, oldest first",
+		Long: `List dead letters, oldest first: submission, lane, attempts, last error and since
+when it is dead. One page per call; the JSON's next_cursor (empty on the last page)
+goes to --cursor for the next. "ojctl trace ID" shows why each attempt failed.`,
+		Example: `  ojctl dlq ls
+  ojctl dlq ls --limit 500 -o json | jq -r '.items[].submission_id'`,
+		Args: cobra.NoArgs,
+		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			page, err := c.DLQ(cmd.Context(), limit, cursor)
+			if err != nil {
+				return err
+			}
+			if page.Items == nil {
+				page.Items = []wire.DeadLetter{}
+			}
+			return a.print(page, func(p *printer) {
+				rows := make([][]string, 0, len(page.Items))
+				for _, d := range page.Items {
+					rows = append(rows, []string{d.SubmissionID, d.Lane, itoa(d.Attempts), stamp(d.DeadSince), d.LastError})
+				}
+				p.table([]string{"SUBMISSION", "LANE", "ATTEMPTS", "DEAD SINCE", "LAST ERROR"}, rows)
+				p.printf("%d of %d dead letters", len(page.Items), page.Total)
+				if page.NextCursor != "" {
+					p.printf("; next page: --cursor %s", page.NextCursor)
+				}
+				p.printf("\n")
+			})
+		}),
+	}
+	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many (default: the server's)")
+	cmd.Flags().StringVar(&cursor, "cursor", "", "the next_cursor of the previous page")
+	return cmd
+}
+
+func newDLQReplayCmd(a *app) *cobra.Command {
+	var (
+		all bool
+		s   safety
+	)
+	cmd := &cobra.Command{
+		Use:   "replay (ID... | --all) [--dry-run] [--yes]",
+		Short: "Judge dead letters again",
+		Long: `Replay dead letters: each gets a fresh failure budget and a new attempt through the
+outbox (never a raw stream write), its dead letter is removed, and its trace and the
+audit log record who replayed it. Fix the cause first ("ojctl trace ID" says what it
+was), or the replay dies again.
+
+Exit code 3 when fewer were replayed than asked for (some ids were not dead letters).`,
+		Example: `  ojctl dlq replay --all --dry-run
+  ojctl dlq replay 0190a3c4-... 0190a3c5-...
+  ojctl dlq replay --all --yes -o json      # from cron`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) > 0) {
+				return usagef("give the dead letters' submission ids, or --all (one of the two)")
+			}
+			return nil
+		},
+		RunE: a.run(func(cmd *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			req := wire.ReplayRequest{IDs: args, All: all}
+			return a.mutate(cmd, s, mutation{verb: "replay dead letters", noun: "dead letters",
+				call: func(ctx context.Context, dry bool) (effect, error) {
+					req.DryRun = dry
+					r, err := c.ReplayDLQ(ctx, req)
+					if err != nil {
+						return effect{}, err
+					}
+					return effect{result: r, changes: r.Replayed, requested: r.Requested, fields: [][2]string{
+						{"Requested", itoa(r.Requested)},
+						{"Replayed", itoa(r.Replayed)},
+					}}, nil
+				}})
+		}),
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "replay every dead letter")
+	s.register(cmd)
+	return cmd
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/muesli/termenv"
+)
+
+// color reports whether tables get colour: only on a terminal, never with --no-color or
+// NO_COLOR (https://no-color.org: any non-empty value).
+func (a *app) color() bool {
+	return a.stdoutTTY && !a.noColor && a.getenv("NO_COLOR") == ""
+}
+
+// print writes data as indented JSON with -o json (the wire types' field names, the
+// stable form for scripts), else calls tableFn to draw it.
+func (a *app) print(data any, tableFn func(p *printer)) error {
+	if a.output == "json" {
+		return writeJSON(a.stdout, data)
+	}
+	p := a.printer(a.stdout)
+	tableFn(p)
+	return p.err
+}
+
+func writeJSON(w io.Writer, data any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(data)
+}
+
+// printer draws lipgloss tables and short text blocks on one writer.
+type printer struct {
+	w     io.Writer
+	r     *lipgloss.Renderer
+	color bool
+	err   error
+	wrote bool
+}
+
+func (a *app) printer(w io.Writer) *printer {
+	r := lipgloss.NewRenderer(w)
+	color := a.color()
+	if !color {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	return &printer{w: w, r: r, color: color}
+}
+
+func (p *printer) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+		p.wrote = true
+	}
+}
+
+// heading starts a section, separated from the previous one by a blank line.
+func (p *printer) heading(title string) {
+	if p.wrote {
+		p.printf("\n")
+	}
+	p.printf("%s\n", p.r.NewStyle().Bold(true).Foreground(lipgloss.Color("12")).Render(title))
+}
+
+// table draws rows under headers: no outer border, a rule under the header, columns
+// padded, so it reads like kubectl's and still greps line by line.
+func (p *printer) table(headers []string, rows [][]string) {
+	if len(rows) == 0 {
+		p.printf("%s\n", p.r.NewStyle().Faint(true).Render("(none)"))
+		return
+	}
+	header := p.r.NewStyle().Bold(true).PaddingRight(2)
+	cell := p.r.NewStyle().PaddingRight(2)
+	t := table.New().
+		Border(lipgloss.NormalBorder()).
+		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
+		BorderColumn(false).BorderRow(false).BorderHeader(true).
+		BorderStyle(p.r.NewStyle().Faint(true)).
+		Headers(headers...).
+		Rows(rows...).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			if row == table.HeaderRow {
+				return header
+			}
+			return p.tint(cell, rows[row][col])
+		})
+	p.printf("%s\n", trimRight(t.Render()))
+}
+
+// fields draws label: value pairs, labels aligned.
+func (p *printer) fields(pairs [][2]string) {
+	width := 0
+	for _, kv := range pairs {
+		width = max(width, len(kv[0]))
+	}
+	label := p.r.NewStyle().Bold(true).Width(width + 2)
+	for _, kv := range pairs {
+		p.printf("%s%s\n", label.Render(kv[0]+":"), p.tint(p.r.NewStyle(), kv[1]).Render(kv[1]))
+	}
+}
+
+// tint colours verdicts and states, the values an operator's eye looks for.
+func (p *printer) tint(s lipgloss.Style, value string) lipgloss.Style {
+	if !p.color {
+		return s
+	}
+	switch value {
+	case "AC", "finished", "ok":
+		return s.Foreground(lipgloss.Color("10"))
+	case "WA", "PE", "TLE", "MLE", "OLE", "RE", "CE", "PC":
+		return s.Foreground(lipgloss.Color("11"))
+	case "SE", "dead", "canceled", "failed":
+		return s.Foreground(lipgloss.Color("9"))
+	case "running", "queued":
+		return s.Foreground(lipgloss.Color("14"))
+	}
+	return s
+}
+
+func trimRight(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ms formats a duration given in milliseconds for people: 850ms, 12.3s, 4m5s.
+func ms(v int64) string {
+	d := time.Duration(v) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return d.String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// stamp formats a time in the local zone; the zero time is "-".
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func stampPtr(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return stamp(*t)
+}
+
+func ptrOr[T any](p *T, none string) string {
+	if p == nil {
+		return none
+	}
+	return fmt.Sprint(*p)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func itoa[T ~int | ~int64](v T) string { return fmt.Sprint(v) }
+
+// compactJSON renders a small map for one table cell.
+func compactJSON(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "{}" || string(b) == "null" {
+		return ""
+	}
+	return string(b)
+}

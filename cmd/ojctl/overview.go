@@ -1,0 +1,75 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"oj/core/api/wire"
+)
+
+func newOverviewCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "overview",
+		Short: "Lanes, outbox, dead letters and submissions at a glance",
+		Long: `Show, per lane, the stream length, the pending entries (PEL) and the oldest one's
+idle time, the group's lag and its consumers; the outbox backlog and its oldest age;
+the dead-letter count; submissions by state; the Redis version. Read from XINFO and
+XPENDING's summary, so it is cheap to run often (from cron or a monitoring check).`,
+		Example: `  ojctl overview
+  ojctl overview -o json | jq '.lanes[] | select(.pending > 100)'`,
+		Args: cobra.NoArgs,
+		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			o, err := c.Overview(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.print(o, func(p *printer) { printOverview(p, o) })
+		}),
+	}
+}
+
+func printOverview(p *printer, o *wire.Overview) {
+	p.heading("Lanes")
+	rows := make([][]string, 0, len(o.Lanes))
+	for _, l := range o.Lanes {
+		idle := "-"
+		if l.Pending > 0 {
+			idle = ms(l.OldestPendingIdle)
+		}
+		group := yesNo(l.GroupExists)
+		rows = append(rows, []string{l.Lane, itoa(l.Length), itoa(l.Pending), idle, itoa(l.Lag), itoa(l.Consumers), group})
+	}
+	p.table([]string{"LANE", "LENGTH", "PENDING", "OLDEST IDLE", "LAG", "CONSUMERS", "GROUP"}, rows)
+
+	p.heading("Queue")
+	dead := itoa(o.DeadLetters)
+	if o.DeadEstimated {
+		dead = "~" + dead
+	}
+	oldest := "-"
+	if o.Outbox.Backlog > 0 {
+		oldest = ms(o.Outbox.OldestAgeMS)
+	}
+	p.fields([][2]string{
+		{"Outbox backlog", itoa(o.Outbox.Backlog)},
+		{"Outbox oldest", oldest},
+		{"Dead letters", dead},
+		{"DLQ stream", itoa(o.DLQStreamLength)},
+		{"Redis", o.RedisVersion},
+		{"At", stamp(o.At)},
+	})
+
+	p.heading("Submissions")
+	rows = rows[:0]
+	for _, s := range o.Submissions {
+		n := itoa(s.Count)
+		if s.Estimated {
+			n = "~" + n
+		}
+		rows = append(rows, []string{s.State, n})
+	}
+	p.table([]string{"STATE", "COUNT"}, rows)
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"oj/core/api/wire"
+)
+
+func newProblemCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "problem",
+		Short: "Upload and inspect problem packages",
+		Long: `A problem package is a zip of problem.yaml plus tests/1.in, tests/1.out, … (see
+DESIGN.md "Problems"). Each upload creates a new version; submissions keep the
+version they were judged against.`,
+		Example: `  ojctl problem push ./aplusb
+  ojctl problem show aplusb`,
+	}
+	cmd.AddCommand(newProblemPushCmd(a), newProblemShowCmd(a))
+	return cmd
+}
+
+func newProblemPushCmd(a *app) *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "push DIR|ZIP [--id P]",
+		Short: "Upload a problem package (a directory is zipped first)",
+		Long: `Upload a problem package as a new version of problem P (admin token). DIR must
+hold problem.yaml and tests/; it is zipped as it is (symlinks are refused, as the
+server would). The id defaults to the directory's or the zip's name without .zip.
+
+On a terminal the upload shows its progress. A package the server refuses (bad
+YAML, missing tests, unsafe paths, too big) prints the server's reason and exits 1.`,
+		Example: `  ojctl problem push ./aplusb
+  ojctl problem push aplusb-v2.zip --id aplusb
+  ojctl problem push ./aplusb -o json | jq .version`,
+		Args: cobra.ExactArgs(1),
+		RunE: a.run(func(cmd *cobra.Command, args []string) error {
+			src := filepath.Clean(args[0])
+			info, err := os.Stat(src)
+			if err != nil {
+				return err
+			}
+			var pkg []byte
+			if info.IsDir() {
+				if pkg, err = zipDir(src); err != nil {
+					return err
+				}
+			} else if pkg, err = os.ReadFile(src); err != nil {
+				return err
+			}
+			if id == "" {
+				id = defaultProblemID(src, info.IsDir())
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			var body io.Reader = bytes.NewReader(pkg)
+			var bar *uploadProgress
+			if a.stderrTTY {
+				bar = &uploadProgress{r: body, w: a.stderr, id: id, total: int64(len(pkg))}
+				body = bar
+			}
+			prob, err := c.PutProblem(cmd.Context(), id, body)
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			return a.print(prob, func(p *printer) { printProblem(p, prob) })
+		}),
+	}
+	cmd.Flags().StringVar(&id, "id", "", "problem id (default: the directory's or zip's name)")
+	return cmd
+}
+
+func newProblemShowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:     "show P",
+		Short:   "Show a problem's latest version",
+		Long:    "Show a problem's title, limits, checker, version, package sha256, case count and subtasks.",
+		Example: "  ojctl problem show aplusb\n  ojctl problem show aplusb -o json",
+		Args:    cobra.ExactArgs(1),
+		RunE: a.run(func(cmd *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			prob, err := c.Problem(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return a.print(prob, func(p *printer) { printProblem(p, prob) })
+		}),
+	}
+}
+
+func printProblem(p *printer, pr *wire.Problem) {
+	p.fields([][2]string{
+		{"ID", pr.ID},
+		{"Title", pr.Title},
+		{"Version", itoa(pr.Version)},
+		{"Time limit", ms(int64(pr.TimeLimitMS))},
+		{"Memory limit", fmt.Sprintf("%d MiB", pr.MemoryLimitMB)},
+		{"Checker", pr.Checker},
+		{"Interactive", yesNo(pr.Interactive)},
+		{"Cases", itoa(pr.CaseCount)},
+		{"SHA-256", pr.SHA256},
+		{"Created", stamp(pr.CreatedAt)},
+	})
+	if len(pr.Subtasks) > 0 {
+		p.heading("Subtasks")
+		rows := make([][]string, 0, len(pr.Subtasks))
+		for i, s := range pr.Subtasks {
+			cases := make([]string, len(s.Cases))
+			for j, c := range s.Cases {
+				cases[j] = itoa(c)
+			}
+			rows = append(rows, []string{itoa(i + 1), fmt.Sprint(s.Score), strings.Join(cases, " ")})
+		}
+		p.table([]string{"#", "SCORE", "CASES"}, rows)
+	}
+}
+
+func defaultProblemID(src string, dir bool) string {
+	if abs, err := filepath.Abs(src); err == nil {
+		src = abs
+	}
+	name := filepath.Base(src)
+	if !dir {
+		name = strings.TrimSuffix(name, filepath.Ext(name))
+	}
+	return name
+}
+
+// zipDir packs dir's files with paths relative to it (forward slashes). Symlinks and
+// other special files are refused rather than followed: the server refuses them too,
+// and following one could upload a file from outside the package.
+func zipDir(dir string) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return nil
+		case !d.Type().IsRegular():
+			return fmt.Errorf("%s: not a regular file (symlinks and special files cannot go into a package)", path)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		hdr, err := zip.FileInfoHeader(info)
+		if err != nil {
+			return err
+		}
+		hdr.Name, hdr.Method = filepath.ToSlash(rel), zip.Deflate
+		w, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("zip %s: %w", dir, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// uploadProgress counts the bytes the HTTP client reads and redraws one status line on
+// the terminal, at most ten times a second.
+type uploadProgress struct {
+	r     io.Reader
+	w     io.Writer
+	id    string
+	total int64
+
+	mu    sync.Mutex
+	sent  int64
+	drawn time.Time
+	shown bool
+}
+
+func (u *uploadProgress) Read(b []byte) (int, error) {
+	n, err := u.r.Read(b)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sent += int64(n)
+	if now := time.Now(); now.Sub(u.drawn) >= 100*time.Millisecond || u.sent == u.total {
+		u.drawn, u.shown = now, true
+		pct := 100 * u.sent / max(u.total, 1)
+		fmt.Fprintf(u.w, "\ruploading %s: %s of %s (%d%%)\x1b[K", u.id, humanize.IBytes(uint64(u.sent)), humanize.IBytes(uint64(u.total)), pct)
+	}
+	return n, err
+}
+
+// finish ends the status line; nil-safe, so callers need not check whether one is shown.
+func (u *uploadProgress) finish() {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.shown {
+		fmt.Fprintln(u.w)
+	}
+}

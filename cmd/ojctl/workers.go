@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"oj/core/api/wire"
+)
+
+func newWorkersCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "workers",
+		Short: "Consumers per lane and the leases workers hold",
+		Long: `Show each lane's consumers (Redis: pending entries, idle and inactive time) and
+the leases held in PostgreSQL per worker (how many, how many expired, the oldest,
+the next expiry). A consumer inactive for long with pending entries is a dead worker;
+its entries are reclaimed once PostgreSQL sees its leases expire.`,
+		Example: `  ojctl workers
+  ojctl workers -o json | jq '.leases[] | select(.expired > 0)'`,
+		Args: cobra.NoArgs,
+		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			w, err := c.Workers(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if w.Lanes == nil {
+				w.Lanes = []wire.LaneConsumers{}
+			}
+			if w.Leases == nil {
+				w.Leases = []wire.LeaseSummary{}
+			}
+			return a.print(w, func(p *printer) {
+				p.heading("Consumers")
+				var rows [][]string
+				for _, l := range w.Lanes {
+					for _, c := range l.Consumers {
+						rows = append(rows, []string{l.Lane, c.Name, itoa(c.Pending), ms(c.IdleMS), ms(c.InactiveMS)})
+					}
+				}
+				p.table([]string{"LANE", "CONSUMER", "PENDING", "IDLE", "INACTIVE"}, rows)
+				p.heading("Leases (PostgreSQL)")
+				rows = nil
+				for _, l := range w.Leases {
+					rows = append(rows, []string{l.Owner, itoa(l.Count), itoa(l.Expired), stamp(l.OldestStarted), stamp(l.NextExpiry)})
+				}
+				p.table([]string{"WORKER", "LEASES", "EXPIRED", "OLDEST STARTED", "NEXT EXPIRY"}, rows)
+			})
+		}),
+	}
+}
