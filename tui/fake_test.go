@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"oj/core/api/client"
+	"oj/core/api/wire"
+	"oj/tui/shared"
+)
+
+var _ shared.Source = (*client.Client)(nil)
+
+// t0 is the fake clock's start: goldens must not depend on the real time.
+var t0 = time.Date(2025, 3, 14, 12, 0, 0, 0, time.UTC)
+
+// fake is a scripted server: what the dashboard's Source would get from the API.
+type fake struct {
+	mu       sync.Mutex
+	down     error // every call fails with it
+	empty    bool
+	finished int64
+	pending  int64
+	now      func() time.Time
+	calls    []string
+}
+
+func (f *fake) fail(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, name)
+	return f.down
+}
+
+func (f *fake) Overview(context.Context) (*wire.Overview, error) {
+	if err := f.fail("overview"); err != nil {
+		return nil, err
+	}
+	if f.empty {
+		return &wire.Overview{At: f.now(), RedisVersion: "7.2.4", Lanes: []wire.LaneOverview{{Lane: "light", GroupExists: true}}}, nil
+	}
+	return &wire.Overview{
+		Lanes: []wire.LaneOverview{
+			{Lane: "light", Length: 100000, Pending: f.pending, OldestPendingIdle: 95_000, Lag: 12, Consumers: 2, GroupExists: true},
+			{Lane: "heavy", Length: 2048, Pending: 3, OldestPendingIdle: 1500, Lag: 0, Consumers: 2, GroupExists: true},
+			{Lane: "rejudge", Length: 0, Pending: 0, Consumers: 1, GroupExists: true},
+		},
+		Outbox:       wire.OutboxStats{Backlog: 4, OldestAgeMS: 3200},
+		DeadLetters:  2,
+		Submissions:  []wire.StateCount{{State: "queued", Count: 15}, {State: "running", Count: 4}, {State: "finished", Count: f.finished}, {State: "dead", Count: 2}},
+		RedisVersion: "7.2.4",
+		At:           f.now(),
+	}, nil
+}
+
+func (f *fake) PEL(context.Context, string, time.Duration, int) ([]wire.PendingEntry, error) {
+	if err := f.fail("pel"); err != nil || f.empty {
+		return nil, err
+	}
+	var out []wire.PendingEntry
+	for i := range 30 {
+		out = append(out, wire.PendingEntry{Lane: "light", StreamID: fmt.Sprintf("1741953600000-%d", i),
+			SubmissionID: fmt.Sprintf("0195a1b2-0000-7000-8000-%012d", i), Consumer: fmt.Sprintf("worker-%d", i%2+1),
+			IdleMS: int64(95_000 - i*3000), Deliveries: int64(i%3 + 1)})
+	}
+	return out, nil
+}
+
+func (f *fake) Reclaim(_ context.Context, r wire.ReclaimRequest) (*wire.ReclaimResult, error) {
+	if err := f.fail("reclaim"); err != nil {
+		return nil, err
+	}
+	return &wire.ReclaimResult{DryRun: r.DryRun, Examined: 30, Reclaimed: 7, StillLeased: 23}, nil
+}
+
+func (f *fake) Outbox(context.Context, int) (*wire.Outbox, error) {
+	if err := f.fail("outbox"); err != nil {
+		return nil, err
+	}
+	if f.empty {
+		return &wire.Outbox{}, nil
+	}
+	rows := []wire.OutboxRow{
+		{ID: 901, Kind: "enqueue", Lane: "light", SubmissionID: "0195a1b2-0000-7000-8000-0000000000aa", CreatedAt: t0.Add(-3 * time.Second), NextTry: t0.Add(2 * time.Second), Attempts: 2, LastError: "redis: connection refused"},
+		{ID: 902, Kind: "enqueue", Lane: "heavy", SubmissionID: "0195a1b2-0000-7000-8000-0000000000bb", CreatedAt: t0.Add(-time.Second), NextTry: t0},
+	}
+	return &wire.Outbox{Backlog: 4, OldestAgeMS: 3200, Rows: rows}, nil
+}
+
+func (f *fake) DLQ(context.Context, int, string) (*wire.DLQ, error) {
+	if err := f.fail("dlq"); err != nil {
+		return nil, err
+	}
+	if f.empty {
+		return &wire.DLQ{}, nil
+	}
+	return &wire.DLQ{Total: 2, Items: []wire.DeadLetter{
+		{SubmissionID: "0195a1b2-dead-7000-8000-000000000001", Lane: "light", Attempts: 3, LastError: "fetch problem package 3f9a…: object not found", DeadSince: t0.Add(-42 * time.Minute)},
+		{SubmissionID: "0195a1b2-dead-7000-8000-000000000002", Lane: "heavy", Attempts: 3, LastError: "toolchain rustc missing on worker-2", DeadSince: t0.Add(-5 * time.Minute)},
+	}}, nil
+}
+
+func (f *fake) ReplayDLQ(_ context.Context, r wire.ReplayRequest) (*wire.ReplayResult, error) {
+	if err := f.fail("replay"); err != nil {
+		return nil, err
+	}
+	n := len(r.IDs)
+	if r.All {
+		n = 2
+	}
+	return &wire.ReplayResult{DryRun: r.DryRun, Requested: n, Replayed: n}, nil
+}
+
+func (f *fake) Trim(_ context.Context, r wire.TrimRequest) (*wire.TrimResult, error) {
+	if err := f.fail("trim"); err != nil {
+		return nil, err
+	}
+	return &wire.TrimResult{DryRun: r.DryRun, Strategy: "safe", LengthBefore: 100000, LengthAfter: 10030}, nil
+}
+
+func (f *fake) RejudgeSubmission(_ context.Context, _ string, dry bool) (*wire.RejudgeResult, error) {
+	if err := f.fail("rejudge"); err != nil {
+		return nil, err
+	}
+	return &wire.RejudgeResult{DryRun: dry, Requested: 1, Rejudged: 1}, nil
+}
+
+func (f *fake) Cancel(_ context.Context, _ string, dry bool) (*wire.CancelResult, error) {
+	if err := f.fail("cancel"); err != nil {
+		return nil, err
+	}
+	return &wire.CancelResult{DryRun: dry, Canceled: 1}, nil
+}
+
+func (f *fake) Workers(context.Context) (*wire.Workers, error) {
+	if err := f.fail("workers"); err != nil {
+		return nil, err
+	}
+	if f.empty {
+		return &wire.Workers{}, nil
+	}
+	return &wire.Workers{
+		Lanes: []wire.LaneConsumers{
+			{Lane: "light", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 15, IdleMS: 120, InactiveMS: 120}, {Name: "worker-2", Pending: 15, IdleMS: 800, InactiveMS: 95_000}}},
+			{Lane: "heavy", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 3, IdleMS: 1500, InactiveMS: 1500}}},
+		},
+		Leases: []wire.LeaseSummary{
+			{Owner: "worker-1", Count: 16, OldestStarted: t0.Add(-12 * time.Second), NextExpiry: t0.Add(18 * time.Second)},
+			{Owner: "worker-2", Count: 15, Expired: 15, OldestStarted: t0.Add(-95 * time.Second), NextExpiry: t0.Add(-65 * time.Second)},
+		},
+	}, nil
+}
+
+func (f *fake) Audit(context.Context, int) ([]wire.AuditEntry, error) {
+	if err := f.fail("audit"); err != nil {
+		return nil, err
+	}
+	if f.empty {
+		return []wire.AuditEntry{}, nil
+	}
+	return []wire.AuditEntry{
+		{ID: 12, At: t0.Add(-2 * time.Minute), Actor: "alice", Action: "dlq_replay", Params: map[string]any{"ids": []any{"0195a1b2-0000-7000-8000-0000000000cc"}, "all": false}, Counts: map[string]any{"requested": 1, "replayed": 1}},
+		{ID: 11, At: t0.Add(-10 * time.Minute), Actor: "alice", Action: "trim", DryRun: true, Params: map[string]any{"lane": "light", "strategy": "safe"}, Counts: map[string]any{"length_before": 100000, "length_after": 10030}},
+	}, nil
+}
+
+func (f *fake) Trace(_ context.Context, id string) (*wire.Trace, error) {
+	if err := f.fail("trace"); err != nil {
+		return nil, err
+	}
+	if id == "missing" {
+		return nil, errors.New("404 not_found")
+	}
+	claimed, ended := t0.Add(-43*time.Minute), t0.Add(-42*time.Minute)
+	verdict := "AC"
+	return &wire.Trace{
+		Submission: wire.TraceSubmission{Submission: wire.Submission{ID: id, ProblemID: "aplusb", ProblemVersion: 2, Language: "cpp17",
+			State: "dead", Verdict: nil, Attempt: 3}, Lane: "light", Failures: 3, MaxAttempts: 3,
+			LastError: "fetch problem package 3f9a…: object not found"},
+		Attempts: []wire.TraceAttempt{
+			{Attempt: 1, Worker: "worker-1", ClaimedAt: &claimed, EndedAt: &ended, Outcome: "retry", Error: "fetch problem package: object not found"},
+			{Attempt: 2, Worker: "worker-2", ClaimedAt: &claimed, EndedAt: &ended, Outcome: "retry", Error: "fetch problem package: object not found"},
+			{Attempt: 3, Worker: "worker-1", ClaimedAt: &claimed, EndedAt: &ended, Outcome: "dead", Verdict: map[bool]string{true: verdict}[false], Error: "fetch problem package: object not found"},
+		},
+		Events: []wire.TraceEvent{
+			{At: t0.Add(-44 * time.Minute), Event: "submitted", Attempt: 0},
+			{At: claimed, Event: "claimed", Attempt: 1, Worker: "worker-1"},
+			{At: ended, Event: "dead_lettered", Attempt: 3, Detail: "3 failures"},
+			{At: t0.Add(-time.Minute), Event: "replayed", Attempt: 4, Actor: "alice"},
+		},
+		DeadLetter: &wire.DeadLetter{SubmissionID: id, Lane: "light", Attempts: 3, LastError: "object not found", DeadSince: ended},
+	}, nil
+}
