@@ -103,6 +103,51 @@ func (f *fake) DLQ(context.Context, int, string) (*wire.DLQ, error) {
 	}}, nil
 }
 
+// Submissions are 40 recent submissions, newest first: queued, running, judged with every
+// kind of verdict, the two dead letters and a canceled one.
+func (f *fake) Submissions(context.Context, wire.ListSubmissionsQuery) (*wire.SubmissionList, error) {
+	if err := f.fail("submissions"); err != nil {
+		return nil, err
+	}
+	if f.empty {
+		return &wire.SubmissionList{Items: []wire.SubmissionSummary{}}, nil
+	}
+	problems := []string{"aplusb", "graph-paths", "knapsack"}
+	langs := []string{"cpp17", "python3", "go", "rust", "java17"}
+	verdicts := []string{"AC", "AC", "WA", "TLE", "AC", "PC", "CE", "RE", "MLE"}
+	var items []wire.SubmissionSummary
+	for k := range 40 {
+		s := wire.SubmissionSummary{ID: fmt.Sprintf("0195a1b3-0000-7000-8000-%012d", 40-k), ProblemID: problems[k%3],
+			Language: langs[k%5], State: "finished", Attempt: 1, CreatedAt: t0.Add(-time.Duration(k*37) * time.Second)}
+		done := s.CreatedAt.Add(2 * time.Second)
+		judged := func(v string, score float64, ms, kb int) {
+			s.Verdict, s.Score, s.TimeMS, s.MemoryKB, s.FinishedAt = &v, &score, &ms, &kb, &done
+		}
+		switch {
+		case k < 3:
+			s.State, s.Attempt = "queued", 0
+		case k < 6:
+			s.State = "running"
+		case k == 11 || k == 25:
+			s.ID = fmt.Sprintf("0195a1b2-dead-7000-8000-%012d", map[int]int{11: 2, 25: 1}[k])
+			s.State, s.Attempt = "dead", 3
+			judged("SE", 0, 0, 0)
+		case k == 17:
+			s.State, s.Attempt, s.FinishedAt = "canceled", 2, &done
+		default:
+			v := verdicts[k%len(verdicts)]
+			score := map[string]float64{"AC": 100, "PC": 45}[v]
+			ms := 3 + k*17%900
+			if v == "CE" {
+				ms = 0
+			}
+			judged(v, score, ms, 3400+k*211)
+		}
+		items = append(items, s)
+	}
+	return &wire.SubmissionList{Items: items, NextCursor: "MjAyNS0wMy0xNFQxMTozNTozOVosMDE5NWExYjMtMDAwMC03MDAwLTgwMDAtMDAwMDAwMDAwMDAx"}, nil
+}
+
 func (f *fake) ReplayDLQ(_ context.Context, r wire.ReplayRequest) (*wire.ReplayResult, error) {
 	if err := f.fail("replay"); err != nil {
 		return nil, err

@@ -367,3 +367,23 @@ func count(calls []string, name string) int {
 	}
 	return n
 }
+
+// The Submissions view lists what GET /admin/v1/submissions returns, newest first, and
+// "/" filters what it shows (here: the dead ones).
+func TestSubmissionsViewListsRecentSubmissionsAndFilters(t *testing.T) {
+	h := newHarness(t, 80, 24, false, &fake{})
+	h.warm()
+	if count(h.f.calls, "submissions") == 0 {
+		t.Fatal("a refresh did not ask for the recent submissions")
+	}
+	h.keys(":", "submissions", "enter")
+	view := ansi.Strip(h.m.View())
+	if !strings.Contains(view, "40 rows") || strings.Index(view, "0195a1b3…0040") > strings.Index(view, "0195a1b3…0039") {
+		t.Fatalf("not the 40 submissions newest first:\n%s", view)
+	}
+	h.keys("/", "dead", "enter")
+	view = ansi.Strip(h.m.View())
+	if !strings.Contains(view, "0195a1b2…0002") || !strings.Contains(view, "0195a1b2…0001") || strings.Contains(view, "0195a1b3…0040") {
+		t.Fatalf("filter dead:\n%s", view)
+	}
+}

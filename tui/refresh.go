@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/sync/errgroup"
 
+	"oj/core/api/wire"
 	"oj/tui/shared"
 )
 
@@ -17,6 +18,8 @@ const (
 	outboxLimit = 200
 	dlqLimit    = 500
 	auditLimit  = 200
+	// submissionsLimit is the API's maximum page of GET /admin/v1/submissions.
+	submissionsLimit = 500
 )
 
 // tickMsg drives the refresh loop; gen tells the live loop from stale ones.
@@ -41,6 +44,10 @@ func Fetch(ctx context.Context, src shared.Source, now func() time.Time) (*share
 	g.Go(func() (err error) { s.PEL, err = src.PEL(ctx, "", 0, pelLimit); return })
 	g.Go(func() (err error) { s.Outbox, err = src.Outbox(ctx, outboxLimit); return })
 	g.Go(func() (err error) { s.DLQ, err = src.DLQ(ctx, dlqLimit, ""); return })
+	g.Go(func() (err error) {
+		s.Submissions, err = src.Submissions(ctx, wire.ListSubmissionsQuery{Limit: submissionsLimit})
+		return
+	})
 	g.Go(func() (err error) { s.Workers, err = src.Workers(ctx); return })
 	g.Go(func() (err error) { s.Audit, err = src.Audit(ctx, auditLimit); return })
 	if err := g.Wait(); err != nil {

@@ -14,7 +14,7 @@ func TestUserTokenIsRefusedOnAdminCommands(t *testing.T) {
 	e := newEnv(t)
 	user := e.userToken
 	for _, args := range [][]string{
-		{"overview"}, {"pel"}, {"outbox"}, {"dlq", "ls"}, {"workers"}, {"audit"},
+		{"overview"}, {"pel"}, {"outbox"}, {"dlq", "ls"}, {"submissions"}, {"workers"}, {"audit"},
 		{"trace", "00000000-0000-0000-0000-000000000000"},
 		{"dlq", "replay", "--all", "--yes"}, {"trim", "--safe", "--yes"}, {"reclaim", "--dry-run"},
 		{"rejudge", "--problem", "aplusb", "--yes"},

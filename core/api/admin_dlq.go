@@ -35,9 +35,10 @@ func (s *Server) outbox(w http.ResponseWriter, r *http.Request, _ *store.Token) 
 	return nil
 }
 
-// dlq cursors are "<dead_since RFC 3339>,<submission id>", base64url.
-func encodeCursor(d store.DeadLetter) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(d.DeadSince.Format(time.RFC3339Nano) + "," + d.SubmissionID))
+// Keyset cursors (the DLQ's, the submission list's) are "<time RFC 3339>,<submission
+// id>", base64url: opaque to clients, the last row of the page they follow.
+func encodeCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(at.Format(time.RFC3339Nano) + "," + id))
 }
 
 func decodeCursor(c string) (time.Time, string, error) {
@@ -80,7 +81,8 @@ func (s *Server) dlq(w http.ResponseWriter, r *http.Request, _ *store.Token) err
 		out.Items = append(out.Items, deadLetterWire(d))
 	}
 	if int64(len(items)) == limit {
-		out.NextCursor = encodeCursor(items[len(items)-1])
+		last := items[len(items)-1]
+		out.NextCursor = encodeCursor(last.DeadSince, last.SubmissionID)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

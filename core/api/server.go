@@ -115,6 +115,7 @@ func (s *Server) Handler() http.Handler {
 	admin("POST /admin/v1/reclaim", s.reclaim)
 	admin("GET /admin/v1/outbox", s.outbox)
 	admin("GET /admin/v1/dlq", s.dlq)
+	admin("GET /admin/v1/submissions", s.listSubmissions)
 	admin("POST /admin/v1/dlq/replay", s.replay)
 	admin("POST /admin/v1/trim", s.trim)
 	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission)

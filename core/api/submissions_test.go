@@ -185,6 +185,7 @@ func TestUserTokenIsRefusedOnEveryAdminRoute(t *testing.T) {
 	routes := [][2]string{
 		{"GET", "/admin/v1/overview"}, {"GET", "/admin/v1/pel"}, {"POST", "/admin/v1/reclaim"},
 		{"GET", "/admin/v1/outbox"}, {"GET", "/admin/v1/dlq"}, {"POST", "/admin/v1/dlq/replay"},
+		{"GET", "/admin/v1/submissions"},
 		{"POST", "/admin/v1/trim"}, {"POST", "/admin/v1/submissions/" + id + "/rejudge"},
 		{"POST", "/admin/v1/problems/aplusb/rejudge"}, {"POST", "/admin/v1/submissions/" + id + "/cancel"},
 		{"GET", "/admin/v1/workers"}, {"GET", "/admin/v1/audit"}, {"GET", "/admin/v1/submissions/" + id + "/trace"},

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -156,4 +158,92 @@ func FindByIdempotencyKey(ctx context.Context, db DB, ownerID int64, key string)
 		return "", nil, translate(err, "find by idempotency key")
 	}
 	return id, hash, nil
+}
+
+// SubmissionSummary is a submission without its source, compile output and cases: one
+// row of the admin list.
+type SubmissionSummary struct {
+	ID         string
+	ProblemID  string
+	Language   string
+	State      job.State
+	Verdict    job.Verdict
+	Score      float64
+	Attempt    int
+	TimeMS     int
+	MemoryKB   int
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+}
+
+// SubmissionFilter selects a page of ListSubmissions. Empty State and ProblemID match
+// every submission; a zero AfterCreatedAt starts at the newest.
+type SubmissionFilter struct {
+	State     job.State
+	ProblemID string
+	Limit     int
+	// AfterCreatedAt and AfterID are the last row of the previous page: the page holds
+	// what comes after it in the newest-first order.
+	AfterCreatedAt time.Time
+	AfterID        string
+}
+
+// listSubmissionsSQL builds ListSubmissions' query: only fixed fragments, the values are
+// parameters.
+func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
+	args := []any{f.Limit}
+	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
+	var conds []string
+	if f.State != "" {
+		conds = append(conds, "s.state = "+arg(string(f.State))+"::submission_state")
+	}
+	if f.ProblemID != "" {
+		conds = append(conds, "s.problem_id = "+arg(f.ProblemID))
+	}
+	if !f.AfterCreatedAt.IsZero() {
+		if _, err := uuid.Parse(f.AfterID); err != nil {
+			return "", nil, fmt.Errorf("list submissions: after id %q: %w", f.AfterID, err)
+		}
+		conds = append(conds, "(s.created_at, s.id) < ("+arg(f.AfterCreatedAt)+", "+arg(f.AfterID)+"::uuid)")
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	// ORDER BY names the table's columns: a bare "id" would be the output column id::text,
+	// which no index has.
+	return `SELECT s.id::text, s.problem_id, s.language, s.state::text, coalesce(s.verdict, ''),
+		       coalesce(s.score, 0), s.attempt, coalesce(s.time_ms, 0), coalesce(s.memory_kb, 0), s.created_at, s.finished_at
+		  FROM submissions s` + where + ` ORDER BY s.created_at DESC, s.id DESC LIMIT $1`, args, nil
+}
+
+// ListSubmissions returns submissions newest first, (created_at, id) descending, keyset
+// paged. Each filter has an index whose order is the list's: submissions_recent,
+// submissions_state_recent, submissions_problem; so a page reads about Limit index
+// entries however long the history is.
+func ListSubmissions(ctx context.Context, db DB, f SubmissionFilter) ([]SubmissionSummary, error) {
+	query, args, err := listSubmissionsSQL(f)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list submissions: %w", err)
+	}
+	defer rows.Close()
+	out := make([]SubmissionSummary, 0, min(f.Limit, 1000))
+	for rows.Next() {
+		var s SubmissionSummary
+		var state, verdict string
+		if err := rows.Scan(&s.ID, &s.ProblemID, &s.Language, &state, &verdict, &s.Score, &s.Attempt,
+			&s.TimeMS, &s.MemoryKB, &s.CreatedAt, &s.FinishedAt); err != nil {
+			return nil, fmt.Errorf("list submissions: %w", err)
+		}
+		s.State, s.Verdict = job.State(state), job.Verdict(verdict)
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list submissions: %w", err)
+	}
+	return out, nil
 }

@@ -23,6 +23,7 @@ type Source interface {
 	Reclaim(ctx context.Context, req wire.ReclaimRequest) (*wire.ReclaimResult, error)
 	Outbox(ctx context.Context, limit int) (*wire.Outbox, error)
 	DLQ(ctx context.Context, limit int, cursor string) (*wire.DLQ, error)
+	Submissions(ctx context.Context, q wire.ListSubmissionsQuery) (*wire.SubmissionList, error)
 	ReplayDLQ(ctx context.Context, req wire.ReplayRequest) (*wire.ReplayResult, error)
 	Trim(ctx context.Context, req wire.TrimRequest) (*wire.TrimResult, error)
 	RejudgeSubmission(ctx context.Context, id string, dryRun bool) (*wire.RejudgeResult, error)
@@ -51,8 +52,10 @@ type Snapshot struct {
 	PEL      []wire.PendingEntry
 	Outbox   *wire.Outbox
 	DLQ      *wire.DLQ
-	Workers  *wire.Workers
-	Audit    []wire.AuditEntry
+	// Submissions are the most recent submissions, newest first.
+	Submissions *wire.SubmissionList
+	Workers     *wire.Workers
+	Audit       []wire.AuditEntry
 }
 
 // View is one screen of the dashboard.

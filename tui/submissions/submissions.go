@@ -1,20 +1,17 @@
-// Package submissions is the dashboard's Submissions view: the submissions the admin
-// endpoints mention (dead letters, pending entries, outbox rows, audited actions), each
-// with its trace in the detail pane, and rejudge and cancel.
-//
-// The API has no endpoint listing recent submissions, so the list is gathered from what
-// the other admin endpoints carry; a GET /admin/v1/submissions?state=&limit= would let
-// this view show every recent submission.
+// Package submissions is the dashboard's Submissions view: the most recent submissions
+// (GET /admin/v1/submissions, newest first) with their state and verdict, each with its
+// trace in the detail pane, and rejudge and cancel.
 package submissions
 
 import (
 	"context"
 	"fmt"
-	"sort"
+	"strconv"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"oj/core/api/wire"
 	"oj/tui/listview"
 	"oj/tui/shared"
 	"oj/tui/trace"
@@ -25,97 +22,53 @@ type Model struct {
 	ctx   *shared.Context
 	list  listview.Model
 	width int
-	// known keeps the state and verdict of submissions whose trace was opened.
-	known map[string]string
-	snap  *shared.Snapshot
 }
 
 // New returns the view.
 func New(ctx *shared.Context) *Model {
 	cols := []listview.Column{
-		{Title: "SUBMISSION", Width: 36, Narrow: 13}, {Title: "SEEN IN", Width: 9}, {Title: "LANE", Width: 7},
-		{Title: "STATE", Width: 14, Narrow: 11}, {Title: "NOTE", Width: 10, Flex: true},
+		{Title: "SUBMISSION", Width: 36, Narrow: 13}, {Title: "AGE", Width: 6}, {Title: "STATE", Width: 8},
+		{Title: "VERDICT", Width: 8}, {Title: "TIME", Width: 6}, {Title: "ATT", Width: 3},
+		{Title: "LANG", Width: 7}, {Title: "PROBLEM", Width: 8, Flex: true},
 	}
-	return &Model{ctx: ctx, list: listview.New(ctx, cols, false, "no submission in the DLQ, PEL, outbox or audit log"),
-		known: map[string]string{}}
+	return &Model{ctx: ctx, list: listview.New(ctx, cols, false, "no submissions yet")}
 }
 
 // Name is "submissions".
 func (m *Model) Name() string { return "submissions" }
 
-type entry struct {
-	id, seen, lane, state, note string
-	order                       int
-}
-
-// SetSnapshot gathers the submissions the snapshot mentions.
+// SetSnapshot shows the snapshot's recent submissions, newest first.
 func (m *Model) SetSnapshot(s *shared.Snapshot) {
-	m.snap = s
-	m.rebuild()
-}
-
-func (m *Model) rebuild() {
-	s := m.snap
-	if s == nil {
+	if s.Submissions == nil {
 		return
 	}
 	now := m.ctx.Now()
-	byID := map[string]*entry{}
-	add := func(id, seen, lane, state, note string) {
-		if id == "" {
-			return
-		}
-		if e, ok := byID[id]; ok {
-			if e.lane == "" {
-				e.lane = lane
-			}
-			return
-		}
-		byID[id] = &entry{id: id, seen: seen, lane: lane, state: state, note: note, order: len(byID)}
-	}
-	for _, e := range s.PEL {
-		add(e.SubmissionID, "pel", e.Lane, "in flight", fmt.Sprintf("%s, idle %s, %d deliveries", e.Consumer, shared.MS(e.IdleMS), e.Deliveries))
-	}
-	if s.Outbox != nil {
-		for _, r := range s.Outbox.Rows {
-			add(r.SubmissionID, "outbox", r.Lane, "queued", r.Kind+" waiting "+shared.Ago(now, r.CreatedAt))
-		}
-	}
-	if s.DLQ != nil {
-		for _, d := range s.DLQ.Items {
-			add(d.SubmissionID, "dlq", d.Lane, "dead", shared.OneLine(d.LastError, 200))
-		}
-	}
-	for _, a := range s.Audit {
-		note := a.Action + " by " + a.Actor + " " + shared.Ago(now, a.At) + " ago"
-		if id, ok := a.Params["submission_id"].(string); ok {
-			add(id, "audit", "", "", note)
-		}
-		if ids, ok := a.Params["ids"].([]any); ok {
-			for _, v := range ids {
-				if id, ok := v.(string); ok {
-					add(id, "audit", "", "", note)
-				}
-			}
-		}
-	}
-	list := make([]*entry, 0, len(byID))
-	for _, e := range byID {
-		list = append(list, e)
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].order < list[j].order })
-	rows := make([]listview.Row, len(list))
-	for i, e := range list {
-		state := e.state
-		if k, ok := m.known[e.id]; ok {
-			state = k
-		}
-		if state == "" {
-			state = "?"
-		}
-		rows[i] = listview.Row{ID: e.id, Cells: []string{e.id, e.seen, e.lane, state, e.note}}
+	rows := make([]listview.Row, len(s.Submissions.Items))
+	for i, it := range s.Submissions.Items {
+		rows[i] = listview.Row{ID: it.ID, Cells: []string{it.ID, shared.Ago(now, it.CreatedAt), it.State,
+			verdict(it), judgedTime(it), strconv.Itoa(it.Attempt), it.Language, it.ProblemID}}
 	}
 	m.list.SetRows(rows)
+}
+
+// verdict is the verdict, with the score when it is partial ("PC 45"); "-" before one.
+func verdict(s wire.SubmissionSummary) string {
+	if s.Verdict == nil {
+		return "-"
+	}
+	if *s.Verdict == "PC" && s.Score != nil {
+		return "PC " + strconv.FormatFloat(*s.Score, 'f', -1, 64)
+	}
+	return *s.Verdict
+}
+
+// judgedTime is the run time; "-" before a verdict, and for SE and CE, which ran nothing
+// (the API reports 0 for them).
+func judgedTime(s wire.SubmissionSummary) string {
+	if s.TimeMS == nil || *s.Verdict == "SE" || *s.Verdict == "CE" {
+		return "-"
+	}
+	return shared.MS(int64(*s.TimeMS))
 }
 
 // SetSize gives the view its space.
@@ -141,12 +94,6 @@ func (m *Model) Update(msg tea.Msg) (shared.View, tea.Cmd) {
 			m.list.SetDetail("trace "+msg.ID, m.ctx.Styles.Error.Render("trace: "+msg.Err.Error()))
 			return m, nil
 		}
-		st := msg.Trace.Submission.State
-		if v := msg.Trace.Submission.Verdict; v != nil {
-			st += " " + *v
-		}
-		m.known[msg.ID] = st
-		m.rebuild()
 		m.list.SetDetail("trace "+msg.ID, trace.Render(m.ctx.Styles, msg.Trace, m.width))
 		return m, nil
 	case tea.KeyMsg:

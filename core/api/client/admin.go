@@ -55,6 +55,19 @@ func (c *Client) DLQ(ctx context.Context, limit int, cursor string) (*wire.DLQ, 
 	return &out, c.call(ctx, request{method: http.MethodGet, path: "/admin/v1/dlq", query: q}, &out)
 }
 
+// Submissions is GET /admin/v1/submissions: one page, newest first; pass the previous
+// page's NextCursor as q.Cursor for the next.
+func (c *Client) Submissions(ctx context.Context, q wire.ListSubmissionsQuery) (*wire.SubmissionList, error) {
+	v := limitQuery(q.Limit)
+	for name, val := range map[string]string{"state": q.State, "problem": q.ProblemID, "cursor": q.Cursor} {
+		if val != "" {
+			v.Set(name, val)
+		}
+	}
+	var out wire.SubmissionList
+	return &out, c.call(ctx, request{method: http.MethodGet, path: "/admin/v1/submissions", query: v}, &out)
+}
+
 // ReplayDLQ is POST /admin/v1/dlq/replay.
 func (c *Client) ReplayDLQ(ctx context.Context, req wire.ReplayRequest) (*wire.ReplayResult, error) {
 	var out wire.ReplayResult

@@ -220,6 +220,40 @@ type DLQ struct {
 	Total      int64        `json:"total"`
 }
 
+// SubmissionSummary is a submission in a list: no source, no compile output, no cases
+// (GET /api/v1/submissions/{id} has them). Verdict, score, time and memory are null
+// until the submission has a verdict.
+type SubmissionSummary struct {
+	ID         string     `json:"id"`
+	ProblemID  string     `json:"problem_id"`
+	Language   string     `json:"language"`
+	State      string     `json:"state"`
+	Verdict    *string    `json:"verdict"`
+	Score      *float64   `json:"score"`
+	Attempt    int        `json:"attempt"`
+	TimeMS     *int       `json:"time_ms"`
+	MemoryKB   *int       `json:"memory_kb"`
+	CreatedAt  time.Time  `json:"created_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+// SubmissionList is a page of GET /admin/v1/submissions, newest first; NextCursor is
+// empty on the last page.
+type SubmissionList struct {
+	Items      []SubmissionSummary `json:"items"`
+	NextCursor string              `json:"next_cursor"`
+}
+
+// ListSubmissionsQuery is the query of GET /admin/v1/submissions: empty State and
+// ProblemID match everything, Limit 0 is the server's default (50; at most 500), Cursor is
+// the previous page's NextCursor.
+type ListSubmissionsQuery struct {
+	State     string
+	ProblemID string
+	Limit     int
+	Cursor    string
+}
+
 // ReplayRequest is the body of POST /admin/v1/dlq/replay: ids, or all.
 type ReplayRequest struct {
 	IDs    []string `json:"ids,omitempty"`

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"oj/core/api/wire"
+)
+
+func newSubmissionsCmd(a *app) *cobra.Command {
+	var q wire.ListSubmissionsQuery
+	cmd := &cobra.Command{
+		Use:     "submissions [--state S] [--problem P] [--limit N] [--cursor C]",
+		Aliases: []string{"subs"},
+		Short:   "List recent submissions, newest first",
+		Long: `List submissions, newest first: id, problem, language, state, verdict, score,
+attempt, time, memory and when it was submitted. --state (queued, running, finished,
+dead, canceled) and --problem narrow the list. One page per call (default 50, at most
+500); the JSON's next_cursor (empty on the last page) goes to --cursor for the next.
+"ojctl status ID" shows one submission's cases, "ojctl trace ID" its history.`,
+		Example: `  ojctl submissions
+  ojctl submissions --state running
+  ojctl submissions --problem aplusb --state finished --limit 500 -o json | jq -r '.items[].id'`,
+		Args: cobra.NoArgs,
+		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			page, err := c.Submissions(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			if page.Items == nil {
+				page.Items = []wire.SubmissionSummary{}
+			}
+			return a.print(page, func(p *printer) {
+				rows := make([][]string, 0, len(page.Items))
+				for _, s := range page.Items {
+					score, run, mem := "-", "-", "-"
+					if s.Score != nil {
+						score = strconv.FormatFloat(*s.Score, 'f', -1, 64)
+					}
+					if s.TimeMS != nil {
+						run = ms(int64(*s.TimeMS))
+					}
+					if s.MemoryKB != nil {
+						mem = itoa(*s.MemoryKB) + " KiB"
+					}
+					rows = append(rows, []string{s.ID, s.ProblemID, s.Language, s.State, ptrOr(s.Verdict, "-"),
+						score, itoa(s.Attempt), run, mem, stamp(s.CreatedAt)})
+				}
+				p.table([]string{"SUBMISSION", "PROBLEM", "LANGUAGE", "STATE", "VERDICT", "SCORE", "ATTEMPT",
+					"TIME", "MEMORY", "SUBMITTED"}, rows)
+				p.printf("%d submissions", len(page.Items))
+				if page.NextCursor != "" {
+					p.printf("; next page: --cursor %s", page.NextCursor)
+				}
+				p.printf("\n")
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&q.State, "state", "", "only this state: queued, running, finished, dead or canceled")
+	cmd.Flags().StringVar(&q.ProblemID, "problem", "", "only this problem's submissions")
+	cmd.Flags().IntVar(&q.Limit, "limit", 0, "at most this many (default: the server's, 50; at most 500)")
+	cmd.Flags().StringVar(&q.Cursor, "cursor", "", "the next_cursor of the previous page")
+	return cmd
+}

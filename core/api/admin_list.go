@@ -1,0 +1,66 @@
+package api
+
+import (
+	"net/http"
+
+	"oj/core/api/wire"
+	"oj/core/job"
+	"oj/core/store"
+)
+
+// Page sizes of GET /admin/v1/submissions.
+const (
+	listDefault = 50
+	listMax     = 500
+)
+
+// listSubmissions is GET /admin/v1/submissions?state=&problem=&limit=&cursor=: the most
+// recent submissions first, as summaries, keyset-paged on (created_at, id). A limit over
+// the maximum is cut to it, as the other admin lists do; 400 for an unknown state, a
+// limit that is not a positive integer, or a cursor this server did not give out.
+func (s *Server) listSubmissions(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	q := r.URL.Query()
+	state := job.State(q.Get("state"))
+	if state != "" && !state.Valid() {
+		return errorf(http.StatusBadRequest, codeBadRequest, "state: %q is not one of queued, running, finished, dead, canceled", state)
+	}
+	limit, err := queryInt(r, "limit", listDefault, listMax)
+	if err != nil {
+		return err
+	}
+	if limit == 0 {
+		return errorf(http.StatusBadRequest, codeBadRequest, "limit: must be at least 1")
+	}
+	after, afterID, err := decodeCursor(q.Get("cursor"))
+	if err != nil {
+		return err
+	}
+	// One row more than asked says whether there is a next page, so the last page has no
+	// cursor leading to an empty one.
+	items, err := store.ListSubmissions(r.Context(), s.d.DB, store.SubmissionFilter{State: state,
+		ProblemID: q.Get("problem"), Limit: int(limit) + 1, AfterCreatedAt: after, AfterID: afterID})
+	if err != nil {
+		return unavailable("list submissions", err)
+	}
+	out := wire.SubmissionList{Items: make([]wire.SubmissionSummary, 0, min(len(items), int(limit)))}
+	if len(items) > int(limit) {
+		items = items[:limit]
+		last := items[len(items)-1]
+		out.NextCursor = encodeCursor(last.CreatedAt, last.ID)
+	}
+	for _, it := range items {
+		out.Items = append(out.Items, summaryWire(it))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func summaryWire(s store.SubmissionSummary) wire.SubmissionSummary {
+	out := wire.SubmissionSummary{ID: s.ID, ProblemID: s.ProblemID, Language: s.Language, State: string(s.State),
+		Attempt: s.Attempt, CreatedAt: s.CreatedAt, FinishedAt: s.FinishedAt}
+	if s.Verdict != "" {
+		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
+		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
+	}
+	return out
+}

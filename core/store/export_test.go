@@ -1,0 +1,4 @@
+package store
+
+// ListSubmissionsSQL lets the tests EXPLAIN the exact query ListSubmissions sends.
+var ListSubmissionsSQL = listSubmissionsSQL
