@@ -18,6 +18,7 @@ func newRootCmd() *cobra.Command {
   ojd worker       claims submissions from the streams and judges them
   ojd migrate up   applies the database migrations
   ojd token create creates an API token
+  ojd config       prints the effective configuration
 
 Configuration comes from --config (default /etc/oj/ojd.yaml), overridden by OJ_*
 environment variables (OJ_POSTGRES_URL, OJ_REDIS_ADDR, ...), overridden by flags.`,
@@ -32,6 +33,7 @@ environment variables (OJ_POSTGRES_URL, OJ_REDIS_ADDR, ...), overridden by flags
 		newWorkerCmd(),
 		newMigrateCmd(),
 		newTokenCmd(),
+		newConfigCmd(),
 		newSandboxCmd(),
 	)
 	return root
