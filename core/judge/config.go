@@ -38,6 +38,13 @@ type Config struct {
 	PrecompiledHeaders bool `mapstructure:"precompiled_headers"`
 	// StoreArtefacts writes compile logs and case excerpts to the object store.
 	StoreArtefacts bool `mapstructure:"store_artefacts"`
+	// TasksTmpfsBytes sizes the tmpfs mounted on <work_dir>/tasks, where every task's
+	// directories (and so every sandboxed program's writable work dir) live. On tmpfs a
+	// file a program writes is charged to its run's memory cgroup, so files cannot fill
+	// the host's disk: many files count against the memory limit (MLE), as one large
+	// file counts against the output limit (OLE). 0 keeps tasks on the work dir's own
+	// filesystem (not for untrusted code).
+	TasksTmpfsBytes int64 `mapstructure:"tasks_tmpfs_bytes"`
 }
 
 // Limits bound an auxiliary run (compiler, checker, interactor).
@@ -64,6 +71,7 @@ func DefaultConfig() Config {
 		ExcerptBytes:       1 << 10,
 		PrecompiledHeaders: true,
 		StoreArtefacts:     true,
+		TasksTmpfsBytes:    4 << 30,
 	}
 }
 
@@ -82,6 +90,8 @@ func (c Config) Validate() error {
 		return errors.New("judge.compile_output_bytes: must be > 0")
 	case c.ExcerptBytes < 0:
 		return errors.New("judge.excerpt_bytes: must be >= 0")
+	case c.TasksTmpfsBytes != 0 && c.TasksTmpfsBytes < 64<<20:
+		return errors.New("judge.tasks_tmpfs_bytes: must be 0 or at least 64 MiB")
 	}
 	if err := c.Compile.validate("judge.compile"); err != nil {
 		return err

@@ -88,6 +88,16 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 		j.missing[m.Language] = append(j.missing[m.Language], m)
 		log.Warn("language unavailable on this worker", "language", m.Language, "path", m.Path, "reason", m.Reason)
 	}
+	// A worker that died left its tasks' output dirs; nobody else uses them.
+	if err := os.RemoveAll(j.ioDir()); err != nil {
+		return nil, fmt.Errorf("judge.work_dir: %w", err)
+	}
+	if err := os.MkdirAll(j.ioDir(), 0o711); err != nil {
+		return nil, fmt.Errorf("judge.work_dir: %w", err)
+	}
+	if err := mountTasks(j.tasksDir(), cfg.TasksTmpfsBytes); err != nil {
+		return nil, fmt.Errorf("judge.tasks_tmpfs_bytes: %w", err)
+	}
 	j.pch = newPCHSet(filepath.Join(cfg.WorkDir, "pch"))
 	j.warm = newWarmCaches(filepath.Join(cfg.WorkDir, "warm"))
 	if cfg.PrecompiledHeaders {
@@ -152,11 +162,21 @@ func (j *Judge) WaitReady(ctx context.Context) error {
 // Close waits for background work and releases nothing else: tasks in flight finish.
 func (j *Judge) Close() error {
 	j.mu.Lock()
+	wasClosed := j.closed
 	j.closed = true
 	j.mu.Unlock()
 	j.wg.Wait()
-	return nil
+	if wasClosed {
+		return nil
+	}
+	return unmountTasks(j.tasksDir(), j.cfg.TasksTmpfsBytes)
 }
+
+// tasksDir holds one directory per task being judged.
+func (j *Judge) tasksDir() string { return filepath.Join(j.cfg.WorkDir, "tasks") }
+
+// ioDir holds one directory per task for the runs' output files.
+func (j *Judge) ioDir() string { return filepath.Join(j.cfg.WorkDir, "io") }
 
 // Judge judges one task (see the package comment for Outcome versus error).
 func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
@@ -178,12 +198,17 @@ func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
 		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
 	}
 	defer ent.Release()
-	dir, err := os.MkdirTemp(j.cfg.WorkDir, "task-")
+	dir, err := os.MkdirTemp(j.tasksDir(), "task-")
 	if err != nil {
 		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
 	}
 	defer os.RemoveAll(dir)
-	tk := &task{j: j, t: t, lang: l, ent: ent, dir: dir}
+	io, err := os.MkdirTemp(j.ioDir(), "task-")
+	if err != nil {
+		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
+	}
+	defer os.RemoveAll(io)
+	tk := &task{j: j, t: t, lang: l, ent: ent, dir: dir, io: io}
 	out, arts, err := tk.judge(ctx)
 	if err != nil {
 		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)

@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -253,5 +254,39 @@ func TestUndecidableTasksAreErrors(t *testing.T) {
 	missing := objstore.SHA256Hex([]byte("no such package"))
 	if _, err := testJudge.Judge(ctx, job.Task{SubmissionID: "x", ProblemSHA256: missing, Language: "cpp17", Source: "x"}); err == nil {
 		t.Fatal("missing package judged")
+	}
+}
+
+// A program that writes many files, each under the output limit, cannot fill the host's
+// disk: its work dir is on the tasks tmpfs, so the files count against its memory limit.
+func TestManyFilesCountAgainstMemory(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, aplusb("lines")) // 64 MiB
+	src := `#include <stdio.h>
+#include <string.h>
+static char buf[1 << 20];
+int main(void) {
+	memset(buf, 'x', sizeof buf);
+	char name[32];
+	for (int f = 0; f < 64; f++) {          /* 64 files of 8 MiB: 512 MiB in all */
+		snprintf(name, sizeof name, "fill-%d", f);
+		FILE *o = fopen(name, "w");
+		if (!o) return 3;
+		for (int i = 0; i < 8; i++) fwrite(buf, 1, sizeof buf, o);
+		fclose(o);
+	}
+	long long a, b;
+	if (scanf("%lld %lld", &a, &b) != 2) return 4;
+	printf("%lld\n", a + b);
+	return 0;
+}
+`
+	out := judgeWith(t, testJudge, sha, "c11", src)
+	if out.Verdict != job.VerdictMLE {
+		t.Fatalf("verdict %s (%+v), want MLE: the files were not charged to the run", out.Verdict, out.Cases)
+	}
+	entries, err := os.ReadDir(testJudge.tasksDir())
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("task dirs left behind: %v %v", entries, err)
 	}
 }

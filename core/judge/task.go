@@ -20,10 +20,13 @@ type task struct {
 	t    job.Task
 	lang *lang.Language
 	ent  *cache.Entry
-	dir  string // removed when the task ends
+	dir  string // on the tasks tmpfs; removed when the task ends
 
-	box  string // the solution's work dir (source, binary)
-	io   string // judge-private: the runs' stdout/stderr files
+	box string // the solution's work dir (source, binary)
+	// io (judge-private: the runs' stdout/stderr files) is on the work dir's disk, not
+	// the tmpfs: output is bounded by the output limit and must count as output (OLE),
+	// not as memory; it is removed when the task ends.
+	io   string
 	cpu  time.Duration
 	wall time.Duration
 	mem  int64
@@ -50,8 +53,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	var arts artefacts
 	spec := tk.ent.Pkg.Spec
 	tk.box = filepath.Join(tk.dir, "box")
-	tk.io = filepath.Join(tk.dir, "io")
-	if err := mkdirs(tk.box, tk.io); err != nil {
+	if err := mkdirs(tk.box); err != nil {
 		return job.Outcome{}, arts, err
 	}
 	if err := os.WriteFile(filepath.Join(tk.box, tk.lang.SourceFile), []byte(tk.t.Source), 0o644); err != nil {
