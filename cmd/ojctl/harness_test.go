@@ -39,48 +39,16 @@ import (
 
 var errJudge = errors.New("sandbox exploded")
 
-// scripted is a judge whose answers the test decides; by default an immediate AC.
-type scripted struct {
-	mu     sync.Mutex
-	decide func(job.Task) (job.Outcome, error)
-	delay  time.Duration
-}
+// acceptAll and failAll are the scripted judge's answers (testenv.Judge).
+var acceptAll = testenv.Accept
 
-func acceptAll(job.Task) (job.Outcome, error) {
-	return job.Outcome{Verdict: job.VerdictAC, Score: 100, TimeMS: 1, MemoryKB: 1000,
-		Cases: []job.CaseResult{{Index: 1, Subtask: 1, Verdict: job.VerdictAC, TimeMS: 1, MemoryKB: 1000, Score: 100}}}, nil
-}
-
-func failAll(job.Task) (job.Outcome, error) { return job.Outcome{}, errJudge }
-
-func (s *scripted) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
-	s.mu.Lock()
-	decide, delay := s.decide, s.delay
-	s.mu.Unlock()
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return job.Outcome{}, context.Cause(ctx)
-		}
-	}
-	if decide == nil {
-		decide = acceptAll
-	}
-	return decide(t)
-}
-
-func (s *scripted) set(decide func(job.Task) (job.Outcome, error), delay time.Duration) {
-	s.mu.Lock()
-	s.decide, s.delay = decide, delay
-	s.mu.Unlock()
-}
+func failAll(job.Task, int) (job.Outcome, error) { return job.Outcome{}, errJudge }
 
 // env is one API server over a real pipeline, with an admin and a user token.
 type env struct {
 	t          *testing.T
 	db         *pgxpool.Pool
-	judge      *scripted
+	judge      *testenv.Judge
 	url        string
 	admin      *client.Client // for checking on the server what a command did
 	adminToken string
@@ -89,7 +57,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{t: t, judge: &scripted{}}
+	e := &env{t: t, judge: testenv.NewJudge(nil)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("OJ_TEST_VERBOSE") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -272,12 +240,12 @@ func (e *env) waitState(id, state string) {
 // deadLetter makes a submission that fails until it is dead.
 func (e *env) deadLetter() string {
 	e.t.Helper()
-	e.judge.set(failAll, 0)
+	e.judge.Set(failAll, 0)
 	id := e.submit("print(1)")
 	if s := e.waitTerminal(id); s.State != "dead" {
 		e.t.Fatalf("submission %s ended %s, want dead", id, s.State)
 	}
-	e.judge.set(acceptAll, 0)
+	e.judge.Set(acceptAll, 0)
 	return id
 }
 

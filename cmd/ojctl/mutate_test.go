@@ -174,7 +174,7 @@ func TestYesChangesThingsOnTheServer(t *testing.T) {
 		sleepShort()
 	}
 
-	e.judge.set(acceptAll, 2*time.Second)
+	e.judge.Set(acceptAll, 2*time.Second)
 	slow := e.submit("print(2)")
 	e.waitState(slow, "running")
 	r = e.ojctl("cancel", slow, "--yes")

@@ -25,7 +25,7 @@ func writeFile(t *testing.T, name, content string) string {
 func TestSubmitWaitShowsProgressThenTheTable(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.judge.set(acceptAll, 300*time.Millisecond)
+	e.judge.Set(acceptAll, 300*time.Millisecond)
 	src := writeFile(t, "sol.py", "a, b = map(int, input().split())\nprint(a + b)\n")
 
 	r := e.ojctl("submit", src, "--problem", "aplusb", "--wait")
@@ -48,7 +48,7 @@ func TestSubmitWaitShowsProgressThenTheTable(t *testing.T) {
 	}
 
 	// A submission that ends dead is a failure (exit 1), still printed.
-	e.judge.set(failAll, 0)
+	e.judge.Set(failAll, 0)
 	r = e.ojctl("submit", src, "--problem", "aplusb", "--wait")
 	wantCode(t, r, 1)
 	wantIn(t, "stdout", r.stdout, "dead ", "SE")
@@ -80,7 +80,7 @@ func TestSubmitGuessesTheLanguageFromTheExtension(t *testing.T) {
 func TestStatusWatchFollowsUntilTerminal(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.judge.set(acceptAll, 500*time.Millisecond)
+	e.judge.Set(acceptAll, 500*time.Millisecond)
 	id := e.submit("print(1)")
 	r := e.ojctl("status", id, "--watch")
 	wantCode(t, r, 0)

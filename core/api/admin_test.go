@@ -43,7 +43,7 @@ func TestReplayJudgesADeadLetterAgain(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ctx := context.Background()
-	e.judge.set(func(job.Task, int) (job.Outcome, error) { return job.Outcome{}, errJudge }, 0)
+	e.judge.Set(func(job.Task, int) (job.Outcome, error) { return job.Outcome{}, errJudge }, 0)
 	id := e.submit(e.alice, "print(1)")
 	dead := e.waitTerminal(id, 20*time.Second)
 	if dead.State != "dead" || *dead.Verdict != "SE" {
@@ -61,7 +61,7 @@ func TestReplayJudgesADeadLetterAgain(t *testing.T) {
 	if s, _ := e.admin.Submission(ctx, id); s.State != "dead" {
 		t.Fatalf("after a dry run: %s", s.State)
 	}
-	e.judge.set(acceptAll, 0)
+	e.judge.Set(acceptAll, 0)
 	res, err = e.admin.ReplayDLQ(ctx, wire.ReplayRequest{IDs: []string{id}})
 	if err != nil || res.Replayed != 1 || res.Requested != 1 {
 		t.Fatalf("replay = %+v %v", res, err)
@@ -107,7 +107,7 @@ func TestCancelFencesOffALateResult(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ctx := context.Background()
-	e.judge.set(acceptAll, 700*time.Millisecond)
+	e.judge.Set(acceptAll, 700*time.Millisecond)
 	id := e.submit(e.alice, "print(1)")
 	running := e.waitState(id, job.StateRunning, 10*time.Second)
 	dry, err := e.admin.Cancel(ctx, id, true)
@@ -329,7 +329,7 @@ func TestRejudgeSubmissionAndProblem(t *testing.T) {
 	if _, err := e.admin.RejudgeProblem(ctx, "nope", false); client.StatusOf(err) != 404 {
 		t.Fatalf("rejudge of an unknown problem: %v", err)
 	}
-	e.judge.set(acceptAll, time.Second)
+	e.judge.Set(acceptAll, time.Second)
 	busy := e.submit(e.alice, "4")
 	if _, err := e.admin.RejudgeSubmission(ctx, busy, false); client.StatusOf(err) != http.StatusConflict {
 		t.Fatalf("rejudge of a live submission: %v, want 409", err)

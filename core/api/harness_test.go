@@ -32,55 +32,8 @@ import (
 	"oj/core/worker"
 )
 
-// scripted is a judge whose answers the test decides; by default an immediate AC.
-type scripted struct {
-	mu     sync.Mutex
-	calls  map[string]int
-	decide func(t job.Task, call int) (job.Outcome, error)
-	delay  time.Duration
-	// progress reports each case of the outcome through the context before answering,
-	// as the real judge does while it runs them.
-	progress bool
-}
-
-func acceptAll(job.Task, int) (job.Outcome, error) {
-	return job.Outcome{Verdict: job.VerdictAC, Score: 100, TimeMS: 1, MemoryKB: 1000,
-		Cases: []job.CaseResult{{Index: 1, Subtask: 1, Verdict: job.VerdictAC, TimeMS: 1, MemoryKB: 1000, Score: 100}}}, nil
-}
-
-func (s *scripted) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
-	s.mu.Lock()
-	if s.calls == nil {
-		s.calls = map[string]int{}
-	}
-	s.calls[t.SubmissionID]++
-	call := s.calls[t.SubmissionID]
-	decide, delay, progress := s.decide, s.delay, s.progress
-	s.mu.Unlock()
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return job.Outcome{}, context.Cause(ctx)
-		}
-	}
-	if decide == nil {
-		decide = acceptAll
-	}
-	out, err := decide(t, call)
-	if progress {
-		for _, c := range out.Cases {
-			job.ReportCase(ctx, c)
-		}
-	}
-	return out, err
-}
-
-func (s *scripted) set(decide func(job.Task, int) (job.Outcome, error), delay time.Duration) {
-	s.mu.Lock()
-	s.decide, s.delay = decide, delay
-	s.mu.Unlock()
-}
+// acceptAll is the scripted judge's default answer: AC with one case.
+var acceptAll = testenv.Accept
 
 // env is an API over a real pipeline: PostgreSQL schema, Redis prefix, dispatcher and
 // worker in this process, an httptest server over the real handler.
@@ -88,7 +41,7 @@ type env struct {
 	t       testing.TB
 	db      *pgxpool.Pool
 	streams *stream.Streams
-	judge   *scripted
+	judge   *testenv.Judge
 	srv     *api.Server
 	http    *httptest.Server
 	admin   *client.Client
@@ -137,7 +90,7 @@ func testWorkerConfig() worker.Config {
 
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	e := &env{t: t, judge: &scripted{}, log: quietLog()}
+	e := &env{t: t, judge: testenv.NewJudge(nil), log: quietLog()}
 	e.db = testenv.Pool(t, testenv.Schema(t, testenv.PostgresURL(t)))
 	e.streams = testenv.Streams(t, testenv.RedisAddr(t))
 	// Registered after the pool's cleanup, so it runs first: the daemons (and their

@@ -210,7 +210,7 @@ func TestUserTokenIsRefusedOnEveryAdminRoute(t *testing.T) {
 func TestEventsStreamStatesUntilTerminal(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
-	e.judge.set(acceptAll, 300*time.Millisecond)
+	e.judge.Set(acceptAll, 300*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	id := e.submit(e.alice, "print(1)")
@@ -247,7 +247,7 @@ func TestEventsStreamCasesAsTheyAreJudged(t *testing.T) {
 	defer cancel()
 	started := make(chan struct{})
 	release := make(chan struct{})
-	e.judge.set(func(tk job.Task, _ int) (job.Outcome, error) {
+	e.judge.Set(func(tk job.Task, _ int) (job.Outcome, error) {
 		close(started)
 		<-release // the client is subscribed by now
 		out := job.Outcome{Verdict: job.VerdictWA, Score: 50}
@@ -261,9 +261,7 @@ func TestEventsStreamCasesAsTheyAreJudged(t *testing.T) {
 		return out, nil
 	}, 0)
 	// The scripted judge reports its cases through the worker as a real judge does.
-	e.judge.mu.Lock()
-	e.judge.progress = true
-	e.judge.mu.Unlock()
+	e.judge.SetProgress(true)
 	id := e.submit(e.alice, "print(1)")
 	<-started
 	var cases []wire.Case

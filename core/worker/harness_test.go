@@ -21,42 +21,9 @@ import (
 	"oj/core/worker"
 )
 
-// scripted is a judge whose answers the test decides: per call it may wait, fail or crash.
-type scripted struct {
-	mu     sync.Mutex
-	calls  map[string]int
-	decide func(t job.Task, call int) (job.Outcome, error)
-	delay  time.Duration
-}
-
-func newScripted(decide func(t job.Task, call int) (job.Outcome, error)) *scripted {
-	if decide == nil {
-		decide = func(job.Task, int) (job.Outcome, error) {
-			return job.Outcome{Verdict: job.VerdictAC, Score: 100, TimeMS: 1, MemoryKB: 1000}, nil
-		}
-	}
-	return &scripted{calls: map[string]int{}, decide: decide}
-}
-
-func (s *scripted) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
-	s.mu.Lock()
-	s.calls[t.SubmissionID]++
-	call := s.calls[t.SubmissionID]
-	s.mu.Unlock()
-	if s.delay > 0 {
-		select {
-		case <-time.After(s.delay):
-		case <-ctx.Done():
-			return job.Outcome{}, context.Cause(ctx)
-		}
-	}
-	return s.decide(t, call)
-}
-
-func (s *scripted) Calls(id string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[id]
+// newScripted is a judge whose answers the test decides: per call it may wait, fail or crash.
+func newScripted(decide func(t job.Task, call int) (job.Outcome, error)) *testenv.Judge {
+	return testenv.NewJudge(decide)
 }
 
 // harness is a pipeline on real PostgreSQL and Redis: submissions, a dispatcher and

@@ -98,7 +98,7 @@ func TestDuplicateDeliveryJudgedOnce(t *testing.T) {
 		h.streams.AddBatch(ctx, adds)
 	}
 	j := newScripted(nil)
-	j.delay = 50 * time.Millisecond
+	j.SetDelay(50 * time.Millisecond)
 	h.startWorker(testWorkerConfig("w1"), j)
 	h.startWorker(testWorkerConfig("w2"), j)
 	h.waitTerminal(ids, 20*time.Second)
@@ -373,7 +373,7 @@ func TestShutdownGivesBackInFlightWork(t *testing.T) {
 	ids := h.submit(2, job.LaneLight, 3)
 	h.startDispatcher()
 	stuck := newScripted(func(job.Task, int) (job.Outcome, error) { select {} })
-	stuck.delay = time.Hour // returns only when its context ends
+	stuck.SetDelay(time.Hour) // returns only when its context ends
 	cfg := testWorkerConfig("leaving")
 	cfg.ShutdownGrace = 100 * time.Millisecond
 	stop := h.run(h.newWorker(cfg, stuck, nil).Run)

@@ -130,7 +130,7 @@ func TestFlushAllMidRunLosesNothing(t *testing.T) {
 	st := testenv.NewStack(t)
 	h := newHarness(t, st.PostgresURL, st.RedisAddr, nil)
 	j := newScripted(nil)
-	j.delay = 2 * time.Millisecond
+	j.SetDelay(2 * time.Millisecond)
 	ids := h.submit(500, job.LaneLight, 3)
 	h.startDispatcher()
 	waitFor(t, func() bool { return h.count(`SELECT count(*) FROM outbox WHERE delivered_at IS NULL`) == 0 })
