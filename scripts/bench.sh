@@ -16,32 +16,12 @@ cd "$ROOT"
 # shellcheck source=scripts/deps.sh
 . "$ROOT/scripts/deps.sh"
 
-STACK="$ROOT/scripts/stack.sh"
 read -ra pkgs <<<"${PKGS:-./...}"
 read -ra bench_args <<<"${BENCH_ARGS:-}"
 
-STACK_DIR=$(mktemp -d /tmp/oj-bench.XXXXXX)
-chmod 0755 "$STACK_DIR"
-
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	bash "$STACK" stop --dir "$STACK_DIR" || true
-	rm -rf "$STACK_DIR"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-echo "== stack in $STACK_DIR"
-bash "$STACK" start --dir "$STACK_DIR" --pg-port auto --redis-port auto
-# shellcheck disable=SC1091 # written by stack.sh
-. "$STACK_DIR/stack.env"
-export OJ_TEST_POSTGRES_URL="$OJ_POSTGRES_URL"
-export OJ_TEST_REDIS_ADDR="$OJ_REDIS_ADDR"
-export OJ_TEST_STACK_SCRIPT="$STACK"
-export OJ_TEST_STACK_DIR="$STACK_DIR"
+# shellcheck source=scripts/throwaway.sh
+. "$ROOT/scripts/throwaway.sh"
+oj_throwaway_stack bench
 
 benchtime=()
 [[ -n "${BENCHTIME:-}" ]] && benchtime=(-benchtime "$BENCHTIME")
