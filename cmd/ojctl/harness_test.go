@@ -5,31 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
 
-	"oj/core/api"
+	"oj/core/api/apitest"
 	"oj/core/api/client"
 	"oj/core/api/wire"
-	"oj/core/clock"
-	"oj/core/dispatch"
 	"oj/core/job"
-	"oj/core/judge/lang"
-	"oj/core/judge/objstore"
-	"oj/core/judge/problem"
-	"oj/core/judge/problem/problemtest"
 	"oj/core/store"
 	"oj/core/testenv"
-	"oj/core/worker"
 )
 
 // The tests run ojctl in-process against a real ojd api: the real handler over a real
@@ -57,72 +44,9 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{t: t, judge: testenv.NewJudge(nil)}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if os.Getenv("OJ_TEST_VERBOSE") != "" {
-		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	e.db = testenv.Pool(t, testenv.Schema(t, testenv.PostgresURL(t)))
-	streams := testenv.Streams(t, testenv.RedisAddr(t))
-	// Registered after the pool's cleanup, so it runs first: the daemons stop before the
-	// pool closes.
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	bg := func(fn func(ctx context.Context) error) {
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = fn(ctx) }()
-	}
-
-	dcfg := dispatch.DefaultConfig()
-	dcfg.PollInterval = 50 * time.Millisecond
-	dcfg.ReconcileInterval = 200 * time.Millisecond
-	dcfg.ReconcileAfter = 2 * time.Second
-	dcfg.RetryBase = 10 * time.Millisecond
-	dcfg.RetryMax = 200 * time.Millisecond
-	disp := dispatch.New(dcfg, e.db, streams, clock.Real{}, log, dispatch.NewMetrics(nil))
-	bg(disp.Run)
-
-	wcfg := worker.DefaultConfig()
-	wcfg.Name = testenv.RandomName("w-")
-	wcfg.Concurrency = map[string]int{"light": 8, "heavy": 8, "rejudge": 4}
-	wcfg.Lease = 5 * time.Second
-	wcfg.HeartbeatInterval = time.Second
-	wcfg.ReadBlock = 100 * time.Millisecond
-	wcfg.ReclaimInterval = 200 * time.Millisecond
-	wcfg.ReclaimMinIdle = 2 * time.Second
-	wcfg.RetryBase = 10 * time.Millisecond
-	wcfg.RetryMax = 50 * time.Millisecond
-	wcfg.ShutdownGrace = 2 * time.Second
-	bg(worker.New(wcfg, e.db, streams, e.judge, disp, clock.Real{}, log, worker.NewMetrics(nil)).Run)
-
-	objects, err := objstore.NewFS(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := api.DefaultConfig()
-	cfg.Limits.UserRate, cfg.Limits.GlobalRate = 0, 0
-	cfg.Limits.BacklogRefresh = 50 * time.Millisecond
-	cfg.Limits.SSEHeartbeat = 200 * time.Millisecond
-	cfg.Limits.AuthCacheTTL = 0
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	srv := api.New(cfg, api.Deps{DB: e.db, Streams: streams, Languages: lang.Default(), Objects: objects,
-		PackageLimits: problem.DefaultLimits(), Registerer: reg, Gatherer: reg, Log: log})
-	srv.Start(ctx)
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	e.url = hs.URL
-
-	e.adminToken = e.token("admin", "admin")
+	a := apitest.New(t, apitest.Options{})
+	e := &env{t: t, db: a.DB, judge: a.Judge, url: a.HTTP.URL, admin: a.Admin, adminToken: a.AdminToken}
 	e.userToken = e.token("alice", "user")
-	e.admin = client.New(e.url, e.adminToken)
-	if _, err := e.admin.PutProblem(context.Background(), "aplusb",
-		bytes.NewReader(problemtest.Zip(problemtest.APlusB("title: A+B\n")))); err != nil {
-		t.Fatal(err)
-	}
 	return e
 }
 

@@ -276,11 +276,7 @@ func TestReclaimAsksPostgreSQL(t *testing.T) {
 	if s.State != job.StateQueued || s.Failures != 1 {
 		t.Fatalf("expired submission after reclaim: %s failures %d", s.State, s.Failures)
 	}
-	bg, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan struct{})
-	e.startWorker(func(fn func(context.Context) error) { go func() { defer close(done); _ = fn(bg) }() }, nil)
-	defer func() { stop(); <-done }()
+	e.apienv.StartWorker(nil)
 	for _, id := range []string{expired, queued} {
 		if got := e.waitTerminal(id, 20*time.Second); got.State != "finished" {
 			t.Fatalf("reclaimed %s ended %s", id, got.State)
