@@ -65,7 +65,7 @@ func (d *Dispatcher) listen(ctx context.Context) {
 			return
 		}
 		d.log.Warn("outbox listener", "err", err)
-		sleep(ctx, time.Second)
+		clock.Sleep(ctx, time.Second)
 	}
 }
 
@@ -96,9 +96,9 @@ func (d *Dispatcher) relayLoop(ctx context.Context) {
 		switch {
 		case err != nil && ctx.Err() == nil:
 			failures++
-			wait := backoff(d.cfg.RetryBase, d.cfg.RetryMax, failures)
+			wait := job.Backoff(d.cfg.RetryBase, d.cfg.RetryMax, failures)
 			d.log.Warn("relay", "err", err, "retry_in", wait)
-			sleep(ctx, wait)
+			clock.Sleep(ctx, wait)
 			continue
 		case n == d.cfg.BatchSize:
 			failures = 0
@@ -152,7 +152,7 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 		}
 		if len(failedIDs) > 0 {
 			d.metrics.RelayErrors.Add(float64(len(failedIDs)))
-			retry := backoff(d.cfg.RetryBase, d.cfg.RetryMax, attempts)
+			retry := job.Backoff(d.cfg.RetryBase, d.cfg.RetryMax, attempts)
 			if err := store.MarkFailed(ctx, tx, failedIDs, firstErr.Error(), retry); err != nil {
 				return err
 			}
@@ -164,25 +164,4 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("relay: %w", err)
 	}
 	return n, nil
-}
-
-// backoff is base·2^(n-1), capped at max.
-func backoff(base, max time.Duration, n int) time.Duration {
-	d := base
-	for i := 1; i < n && d < max; i++ {
-		d *= 2
-	}
-	if d > max {
-		d = max
-	}
-	return d
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -3,7 +3,10 @@
 // every other package (store, stream, worker, api, tui through the API types) can share it.
 package job
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // State is a submission's lifecycle state. PostgreSQL stores it in one column constrained
 // to these values (see sql/migrations).
@@ -29,20 +32,6 @@ func (s State) Valid() bool {
 	switch s {
 	case StateQueued, StateRunning, StateFinished, StateDead, StateCanceled:
 		return true
-	}
-	return false
-}
-
-// CanTransition reports whether the state machine allows from → to. Queued and running
-// may go back to queued (a retry or a reclaim) and running may start again with a new
-// attempt; terminal states leave only through an explicit replay or rejudge, which the
-// store performs as its own transition (see Requeueable).
-func CanTransition(from, to State) bool {
-	switch from {
-	case StateQueued:
-		return to == StateRunning || to == StateQueued || to == StateDead || to == StateCanceled
-	case StateRunning:
-		return to == StateRunning || to == StateQueued || to == StateFinished || to == StateDead || to == StateCanceled
 	}
 	return false
 }
@@ -100,4 +89,13 @@ func ParseLane(s string) (Lane, error) {
 		}
 	}
 	return "", fmt.Errorf("unknown lane %q (want light, heavy or rejudge)", s)
+}
+
+// Backoff is the wait before retry n (1, 2, …): base·2^(n-1), capped at max.
+func Backoff(base, max time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
 }

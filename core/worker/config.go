@@ -99,12 +99,3 @@ func defaultName() string {
 	}
 	return fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), time.Now().UnixNano()&0xffff)
 }
-
-// backoff is base·2^(n-1), capped at max.
-func backoff(base, max time.Duration, n int) time.Duration {
-	d := base
-	for i := 1; i < n && d < max; i++ {
-		d *= 2
-	}
-	return min(d, max)
-}

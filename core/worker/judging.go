@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"oj/core/clock"
 	"oj/core/job"
 	"oj/core/store"
 )
@@ -63,7 +64,7 @@ func (w *Worker) endAttempt(r *run, judgeErr, cause error) {
 	defer w.done(r)
 	t := r.task
 	e := store.Ending{Cause: judgeErr.Error(), CountsAsFailure: true,
-		Backoff: func(n int) time.Duration { return backoff(w.cfg.RetryBase, w.cfg.RetryMax, n) }}
+		Backoff: func(n int) time.Duration { return job.Backoff(w.cfg.RetryBase, w.cfg.RetryMax, n) }}
 	if errors.Is(cause, errShutdown) {
 		e = store.Ending{Cause: "given back: worker shutting down", CountsAsFailure: false}
 	}
@@ -75,7 +76,7 @@ func (w *Worker) endAttempt(r *run, judgeErr, cause error) {
 		if w.decided(err) || try == 3 {
 			break
 		}
-		sleep(ctx, time.Duration(try)*200*time.Millisecond)
+		clock.Sleep(ctx, time.Duration(try)*200*time.Millisecond)
 	}
 	w.logEnd(t.SubmissionID, t.Attempt, t.TraceID, st, err)
 	if w.decided(err) {
@@ -134,7 +135,7 @@ func (w *Worker) finalize(judgeCtx context.Context, batch []result) {
 			}
 			return
 		}
-		sleep(ctx, backoff(100*time.Millisecond, 5*time.Second, try))
+		clock.Sleep(ctx, job.Backoff(100*time.Millisecond, 5*time.Second, try))
 	}
 	acks := map[job.Lane][]string{}
 	for i, b := range batch {
@@ -168,12 +169,12 @@ func (w *Worker) heartbeatLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		w.Heartbeat(ctx)
+		w.heartbeatOnce(ctx)
 	}
 }
 
-// Heartbeat runs one heartbeat round.
-func (w *Worker) Heartbeat(ctx context.Context) {
+// heartbeatOnce runs one heartbeat round.
+func (w *Worker) heartbeatOnce(ctx context.Context) {
 	w.mu.Lock()
 	leases := make([]store.Lease, 0, len(w.inflight))
 	for id, r := range w.inflight {

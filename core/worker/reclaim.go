@@ -18,7 +18,7 @@ func (w *Worker) reclaimLoop(ctx, judgeCtx context.Context, lane job.Lane, slots
 			return
 		case <-t.C:
 		}
-		if err := w.ReclaimOnce(ctx, judgeCtx, lane, slots, judges); err != nil && ctx.Err() == nil {
+		if err := w.reclaimOnce(ctx, judgeCtx, lane, slots, judges); err != nil && ctx.Err() == nil {
 			w.m.Errors.WithLabelValues("reclaim").Inc()
 			w.log.Warn("reclaim", "lane", lane, "err", err)
 		}
@@ -32,11 +32,11 @@ func (w *Worker) reclaimLoop(ctx, judgeCtx context.Context, lane job.Lane, slots
 	}
 }
 
-// ReclaimOnce walks lane's pending entries idle for reclaim_min_idle with XAUTOCLAIM, as
+// reclaimOnce walks lane's pending entries idle for reclaim_min_idle with XAUTOCLAIM, as
 // far as free slots allow, and runs what it took through the same claim as fresh entries:
 // PostgreSQL decides whether the previous holder's lease is dead (invariant 6). Entries
 // that Redis reports deleted while pending go to the reconciler.
-func (w *Worker) ReclaimOnce(ctx, judgeCtx context.Context, lane job.Lane, slots chan struct{}, judges *sync.WaitGroup) error {
+func (w *Worker) reclaimOnce(ctx, judgeCtx context.Context, lane job.Lane, slots chan struct{}, judges *sync.WaitGroup) error {
 	cursor := "0-0"
 	for round := 0; round < 1000; round++ {
 		n := takeSlots(ctx, slots, cap(slots))

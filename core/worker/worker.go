@@ -171,7 +171,7 @@ func (w *Worker) readLoop(ctx, judgeCtx context.Context, lane job.Lane, slots ch
 			failures++
 			w.m.Errors.WithLabelValues("read").Inc()
 			w.log.Warn("read stream", "lane", lane, "err", err)
-			sleep(ctx, backoff(100*time.Millisecond, 5*time.Second, failures))
+			clock.Sleep(ctx, job.Backoff(100*time.Millisecond, 5*time.Second, failures))
 			continue
 		}
 		failures = 0
@@ -215,7 +215,7 @@ func (w *Worker) handle(ctx, judgeCtx context.Context, lane job.Lane, entries []
 		// reclaim (invariant 5).
 		w.m.Errors.WithLabelValues("claim").Inc()
 		w.log.Error("claim", "lane", lane, "entries", len(entries), "err", err)
-		sleep(ctx, time.Second)
+		clock.Sleep(ctx, time.Second)
 		return
 	}
 	for _, r := range res {
@@ -275,14 +275,5 @@ func (w *Worker) logEnd(id string, attempt int, trace string, st job.State, err 
 	default:
 		w.m.Errors.WithLabelValues("end_attempt").Inc()
 		w.log.Error("end attempt", "submission_id", id, "attempt", attempt, "trace_id", trace, "err", err)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
