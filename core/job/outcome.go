@@ -25,13 +25,16 @@ type Outcome struct {
 	Cases         []CaseResult
 }
 
-// CaseResult is one test case's result.
+// CaseResult is one test case's result. Message is what the submission's owner sees and
+// never holds the expected output or the test input; CheckerMessage is the checker's or
+// interactor's whole message, for admins only (the API drops it for everyone else).
 type CaseResult struct {
-	Index    int     `json:"index"`
-	Subtask  int     `json:"subtask"`
-	Verdict  Verdict `json:"verdict"`
-	TimeMS   int     `json:"time_ms"`
-	MemoryKB int     `json:"memory_kb"`
-	Score    float64 `json:"score"`
-	Message  string  `json:"message"`
+	Index          int     `json:"index"`
+	Subtask        int     `json:"subtask"`
+	Verdict        Verdict `json:"verdict"`
+	TimeMS         int     `json:"time_ms"`
+	MemoryKB       int     `json:"memory_kb"`
+	Score          float64 `json:"score"`
+	Message        string  `json:"message"`
+	CheckerMessage string  `json:"checker_message,omitempty"`
 }

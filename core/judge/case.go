@@ -69,7 +69,7 @@ func (tk *task) runCase(ctx context.Context, i int) (caseOutcome, error) {
 		if err != nil {
 			return caseOutcome{}, err
 		}
-		co.art.Checker = r.Message
+		co.art.Checker = r.CheckerMessage
 	} else {
 		out, err := os.ReadFile(outPath)
 		if err != nil {
@@ -85,6 +85,7 @@ func (tk *task) runCase(ctx context.Context, i int) (caseOutcome, error) {
 		}
 	}
 	co.res.Verdict, co.points, co.res.Message = r.Verdict, r.Points, clipString(r.Message, 256)
+	co.res.CheckerMessage = clipString(r.CheckerMessage, 256) // admins only
 	return co, nil
 }
 

@@ -120,6 +120,7 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 		return set(job.VerdictWA, 0, "the solution stopped reading the interactor")
 	}
 	r := check.Testlib(toolEndedNormally(interRes), interRes.ExitCode, nil, interStderr)
+	co.res.CheckerMessage = clipString("interactor: "+r.CheckerMessage, 256) // admins only
 	switch r.Verdict {
 	case job.VerdictSE:
 		return set(job.VerdictSE, 0, "interactor: "+r.Message)

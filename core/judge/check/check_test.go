@@ -1,6 +1,8 @@
 package check
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"oj/core/job"
@@ -47,10 +49,76 @@ func TestCompare(t *testing.T) {
 			if (r.Verdict == job.VerdictAC) != (r.Points == 1) {
 				t.Fatalf("points %v with verdict %s", r.Points, r.Verdict)
 			}
+			if !safeMessage.MatchString(r.Message) {
+				t.Fatalf("message %q is not one of the contestant-safe texts", r.Message)
+			}
 		})
 	}
 	if _, err := Compare("magic", 0, nil, nil); err == nil {
 		t.Fatal("unknown mode accepted")
+	}
+}
+
+// safeMessage is every text a built-in compare mode may show a contestant: positions and
+// the solution's own token count, never a token.
+var safeMessage = regexp.MustCompile(`^(|wrong whitespace|token [0-9]+ differs from the expected answer|` +
+	`output ends too early, after [0-9]+ tokens|output goes on after the expected answer ends)$`)
+
+func TestCompareKeepsTheAnswerFromTheContestant(t *testing.T) {
+	cases := []struct {
+		name, mode      string
+		out, ans        string
+		message, detail string
+	}{
+		{"wrong token", Tokens, "12\n", "11\n", "token 1 differs from the expected answer", `token 1: expected "11", found "12"`},
+		{"wrong line", Lines, "1 2\nsecret\n", "1 2\nhidden\n", "token 3 differs from the expected answer", `expected "hidden", found "secret"`},
+		{"wrong float", Float, "0.5 0.7", "0.5 0.25", "token 2 differs from the expected answer", `expected "0.25", found "0.7"`},
+		{"short output", Exact, "1 2 3", "1 2 3 4 5", "output ends too early, after 3 tokens", "output ends after 3 tokens, expected 5"},
+		{"long output", Tokens, "1 2 3 4 5", "1 2 3", "output goes on after the expected answer ends", "extra output after 3 tokens (5 in all)"},
+		{"whitespace", Exact, "1  2\n", "1 2\n", "wrong whitespace", "wrong whitespace"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Compare(c.mode, 1e-6, []byte(c.out), []byte(c.ans))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Message != c.message {
+				t.Fatalf("contestant's message %q, want %q", r.Message, c.message)
+			}
+			if !strings.Contains(r.CheckerMessage, c.detail) {
+				t.Fatalf("admin's message %q, want it to say %q", r.CheckerMessage, c.detail)
+			}
+			for _, tok := range strings.Fields(c.ans + " " + c.out) {
+				if len(tok) > 1 && strings.Contains(r.Message, tok) {
+					t.Fatalf("contestant's message %q quotes %q", r.Message, tok)
+				}
+			}
+		})
+	}
+}
+
+func TestTestlibMessagesGoToAdminsOnly(t *testing.T) {
+	secret := "expected 4242, the input was 4000 242"
+	for _, c := range []struct {
+		ok   bool
+		code int
+		msg  string
+	}{
+		{true, ExitOK, "ok " + secret}, {true, ExitWA, secret}, {true, ExitPE, secret},
+		{true, ExitPoints, "points 0.5 " + secret}, {true, ExitPoints, "nonsense " + secret},
+		{true, ExitFail, secret}, {true, 42, secret}, {false, 0, secret},
+	} {
+		r := Testlib(c.ok, c.code, nil, []byte(c.msg))
+		if strings.Contains(r.Message, "4242") || strings.Contains(r.Message, "4000") {
+			t.Fatalf("exit %d: contestant's message %q holds the checker's text", c.code, r.Message)
+		}
+		if !strings.Contains(r.CheckerMessage, "4242") {
+			t.Fatalf("exit %d: admin's message %q lost the checker's text", c.code, r.CheckerMessage)
+		}
+		if r.Verdict != job.VerdictAC && r.Message == "" {
+			t.Fatalf("exit %d: %s without a message", c.code, r.Verdict)
+		}
 	}
 }
 
@@ -80,7 +148,7 @@ func TestTestlibMapping(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := Testlib(c.ok, c.code, nil, []byte(c.stderr))
 			if r.Verdict != c.want || r.Points != c.points {
-				t.Fatalf("got %s %v (%s), want %s %v", r.Verdict, r.Points, r.Message, c.want, c.points)
+				t.Fatalf("got %s %v (%s), want %s %v", r.Verdict, r.Points, r.CheckerMessage, c.want, c.points)
 			}
 		})
 	}
@@ -95,6 +163,9 @@ func FuzzCompare(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !safeMessage.MatchString(r.Message) {
+				t.Fatalf("%s: message %q is not one of the contestant-safe texts", m, r.Message)
+			}
 			self, _ := Compare(m, 1e-6, ans, ans)
 			if self.Verdict != job.VerdictAC {
 				// NaN tokens do not equal themselves under float; everything else must.
@@ -102,7 +173,6 @@ func FuzzCompare(f *testing.F) {
 					t.Fatalf("%s: answer against itself: %s", m, self.Verdict)
 				}
 			}
-			_ = r
 		}
 	})
 }

@@ -1,6 +1,10 @@
 // Package check decides a case from the solution's output: the built-in compare modes
 // (lines, exact, tokens, float) and the mapping of a testlib-protocol checker's or
 // interactor's exit status to a verdict.
+//
+// Every Result carries two texts. Message is shown to the submission's owner and never
+// holds the expected answer or the test input (DESIGN.md, "Submission states and
+// verdicts"); CheckerMessage is the checker's whole message, for admins only.
 package check
 
 import (
@@ -17,7 +21,13 @@ import (
 type Result struct {
 	Verdict job.Verdict
 	Points  float64
+	// Message is safe to show the contestant: it may say where the output differs and
+	// count tokens, but it never quotes the answer, the input or the solution's output
+	// (which may be a copy of the input).
 	Message string
+	// CheckerMessage is the checker's whole message (the answer's tokens included),
+	// shown to admins only.
+	CheckerMessage string
 }
 
 // The compare modes.
@@ -49,13 +59,13 @@ func Compare(mode string, eps float64, out, ans []byte) (Result, error) {
 		}
 		return spacing(out, ans), nil
 	case Tokens:
-		if msg := diffTokens(out, ans, 0); msg != "" {
-			return Result{Verdict: job.VerdictWA, Message: msg}, nil
+		if d := diffTokens(out, ans, 0); d.differs() {
+			return d.result(), nil
 		}
 		return ac(), nil
 	case Float:
-		if msg := diffTokens(out, ans, eps); msg != "" {
-			return Result{Verdict: job.VerdictWA, Message: msg}, nil
+		if d := diffTokens(out, ans, eps); d.differs() {
+			return d.result(), nil
 		}
 		return ac(), nil
 	}
@@ -64,10 +74,11 @@ func Compare(mode string, eps float64, out, ans []byte) (Result, error) {
 
 // spacing decides a mismatch: PE when only the whitespace differs.
 func spacing(out, ans []byte) Result {
-	if diffTokens(out, ans, 0) == "" {
-		return Result{Verdict: job.VerdictPE, Message: "wrong whitespace"}
+	d := diffTokens(out, ans, 0)
+	if !d.differs() {
+		return Result{Verdict: job.VerdictPE, Message: "wrong whitespace", CheckerMessage: "wrong whitespace"}
 	}
-	return Result{Verdict: job.VerdictWA, Message: diffTokens(out, ans, 0)}
+	return d.result()
 }
 
 // normLines drops trailing whitespace on each line and trailing blank lines; \r\n
@@ -83,9 +94,37 @@ func normLines(b []byte) []byte {
 	return bytes.Join(lines, []byte("\n"))
 }
 
-// diffTokens returns "" when out and ans have the same tokens (numbers within eps when
-// eps > 0), else a short description of the first difference.
-func diffTokens(out, ans []byte, eps float64) string {
+// tokenDiff is the first difference between the solution's and the answer's tokens.
+type tokenDiff struct {
+	index         int // 1-based token where they differ; 0 when one ends first
+	found, expect []byte
+	nOut, nAns    int
+}
+
+func (d tokenDiff) differs() bool { return d.index > 0 || d.nOut != d.nAns }
+
+// result is the WA for d. The contestant's text says where the output goes wrong and
+// how long the solution's own output is; it never quotes a token (the answer's, or the
+// solution's, which may echo the input) nor the answer's length (which may be the answer).
+func (d tokenDiff) result() Result {
+	r := Result{Verdict: job.VerdictWA}
+	switch {
+	case d.index > 0:
+		r.Message = fmt.Sprintf("token %d differs from the expected answer", d.index)
+		r.CheckerMessage = fmt.Sprintf("token %d: expected %s, found %s", d.index, excerpt(d.expect), excerpt(d.found))
+	case d.nOut < d.nAns:
+		r.Message = fmt.Sprintf("output ends too early, after %d tokens", d.nOut)
+		r.CheckerMessage = fmt.Sprintf("output ends after %d tokens, expected %d", d.nOut, d.nAns)
+	default:
+		r.Message = "output goes on after the expected answer ends"
+		r.CheckerMessage = fmt.Sprintf("extra output after %d tokens (%d in all)", d.nAns, d.nOut)
+	}
+	return r
+}
+
+// diffTokens compares out and ans as whitespace-separated tokens (numbers within eps
+// when eps > 0) and returns the first difference, if any.
+func diffTokens(out, ans []byte, eps float64) tokenDiff {
 	o, a := bytes.Fields(out), bytes.Fields(ans)
 	for i := 0; i < len(o) && i < len(a); i++ {
 		if bytes.Equal(o[i], a[i]) {
@@ -94,15 +133,9 @@ func diffTokens(out, ans []byte, eps float64) string {
 		if eps > 0 && floatsClose(o[i], a[i], eps) {
 			continue
 		}
-		return fmt.Sprintf("token %d: expected %s, found %s", i+1, excerpt(a[i]), excerpt(o[i]))
+		return tokenDiff{index: i + 1, found: o[i], expect: a[i], nOut: len(o), nAns: len(a)}
 	}
-	switch {
-	case len(o) < len(a):
-		return fmt.Sprintf("output ends after %d tokens, expected %d", len(o), len(a))
-	case len(o) > len(a):
-		return fmt.Sprintf("extra output after %d tokens", len(a))
-	}
-	return ""
+	return tokenDiff{nOut: len(o), nAns: len(a)}
 }
 
 func floatsClose(o, a []byte, eps float64) bool {

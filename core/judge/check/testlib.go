@@ -27,38 +27,47 @@ const (
 // checker's message (stderr, or stdout when stderr is empty), after an optional word
 // "points"; they are the fraction of the case's score in [0, 1], 1 meaning AC.
 // ok says whether the program ended normally (not killed, not over a limit).
+//
+// A checker reads the input and the answer and may print either, so its message goes to
+// CheckerMessage only; Message is a fixed text per outcome.
 func Testlib(ok bool, exitCode int, stdout, stderr []byte) Result {
 	msg := stderr
 	if len(bytes.TrimSpace(msg)) == 0 {
 		msg = stdout
 	}
 	text := clip(msg)
+	res := func(v job.Verdict, points float64, safe, full string) Result {
+		return Result{Verdict: v, Points: points, Message: safe, CheckerMessage: full}
+	}
 	if !ok {
-		return Result{Verdict: job.VerdictSE, Message: "checker crashed or exceeded its limits: " + text}
+		const s = "checker crashed or exceeded its limits"
+		return res(job.VerdictSE, 0, s, s+": "+text)
 	}
 	switch exitCode {
 	case ExitOK:
-		return Result{Verdict: job.VerdictAC, Points: 1, Message: text}
+		return res(job.VerdictAC, 1, "", text)
 	case ExitWA:
-		return Result{Verdict: job.VerdictWA, Message: text}
+		return res(job.VerdictWA, 0, "wrong answer", text)
 	case ExitPE:
-		return Result{Verdict: job.VerdictPE, Message: text}
+		return res(job.VerdictPE, 0, "presentation error", text)
 	case ExitPoints:
 		p, err := parsePoints(text)
 		if err != nil {
-			return Result{Verdict: job.VerdictSE, Message: "checker gave partial points: " + err.Error()}
+			const s = "checker gave invalid partial points"
+			return res(job.VerdictSE, 0, s, fmt.Sprintf("%s: %v: %s", s, err, text))
 		}
 		switch {
 		case p >= 1:
-			return Result{Verdict: job.VerdictAC, Points: 1, Message: text}
+			return res(job.VerdictAC, 1, "", text)
 		case p <= 0:
-			return Result{Verdict: job.VerdictWA, Message: text}
+			return res(job.VerdictWA, 0, "wrong answer (no points)", text)
 		}
-		return Result{Verdict: job.VerdictPC, Points: p, Message: text}
+		return res(job.VerdictPC, p, fmt.Sprintf("partially correct: %g of the case's points", p), text)
 	case ExitFail:
-		return Result{Verdict: job.VerdictSE, Message: "checker failed: " + text}
+		return res(job.VerdictSE, 0, "checker failed", "checker failed: "+text)
 	}
-	return Result{Verdict: job.VerdictSE, Message: fmt.Sprintf("checker exited %d: %s", exitCode, text)}
+	s := fmt.Sprintf("checker exited %d", exitCode)
+	return res(job.VerdictSE, 0, s, s+": "+text)
 }
 
 func parsePoints(msg string) (float64, error) {
