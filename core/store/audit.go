@@ -20,11 +20,11 @@ type Audit struct {
 
 // AddAudit records an admin action with its parameters and counts.
 func AddAudit(ctx context.Context, db DB, a Audit) error {
-	params, err := json.Marshal(a.Params)
+	params, err := jsonValue(a.Params)
 	if err != nil {
 		return fmt.Errorf("add audit: %w", err)
 	}
-	counts, err := json.Marshal(a.Counts)
+	counts, err := jsonValue(a.Counts)
 	if err != nil {
 		return fmt.Errorf("add audit: %w", err)
 	}

@@ -14,7 +14,7 @@ func insertDeadLetter(ctx context.Context, db DB, id, lane string, attempts int,
 	_, err := db.Exec(ctx, `INSERT INTO dead_letters (submission_id, lane, attempts, last_error, dead_since)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (submission_id) DO UPDATE SET attempts = EXCLUDED.attempts,
-		    last_error = EXCLUDED.last_error, dead_since = EXCLUDED.dead_since`, id, lane, attempts, cause, now)
+		    last_error = EXCLUDED.last_error, dead_since = EXCLUDED.dead_since`, id, lane, attempts, Text(cause), now)
 	if err != nil {
 		return fmt.Errorf("insert dead letter: %w", err)
 	}

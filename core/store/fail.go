@@ -42,6 +42,7 @@ RETURNING state::text, failures, lane, trace_id`
 // the row holds.
 func EndAttempt(ctx context.Context, db DB, owner string, l Lease, e Ending, now time.Time) (job.State, error) {
 	var state job.State
+	e.Cause = Text(e.Cause)
 	err := InTx(ctx, db, func(tx pgx.Tx) error {
 		inc := 0
 		if e.CountsAsFailure {

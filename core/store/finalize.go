@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -15,6 +14,9 @@ import (
 type Result struct {
 	Lease
 	Outcome job.Outcome
+	// Error is the reason of an SE verdict the worker decided itself (a judge that panicked,
+	// a result PostgreSQL refused); it becomes the submission's error. Empty otherwise.
+	Error string
 }
 
 // finalizeSQL writes many verdicts in one statement, each fenced by its own attempt, the
@@ -22,21 +24,22 @@ type Result struct {
 // explained from the pre-statement snapshot.
 const finalizeSQL = `
 WITH input AS (
-    SELECT * FROM unnest($1::text[]::uuid[], $2::int[], $3::text[], $4::float8[], $5::int[], $6::int[],
-                         $7::text[], $8::jsonb[])
-             AS i(id, attempt, verdict, score, time_ms, memory_kb, compile_output, cases)
+    SELECT * FROM unnest($1::text[]::uuid[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::bigint[],
+                         $7::text[], $8::jsonb[], $11::text[])
+             AS i(id, attempt, verdict, score, time_ms, memory_kb, compile_output, cases, error)
 ), done AS (
     UPDATE submissions s
        SET state = 'finished', verdict = i.verdict, score = i.score, time_ms = i.time_ms,
            memory_kb = i.memory_kb, compile_output = i.compile_output, cases = i.cases,
-           lease_owner = NULL, lease_until = NULL, finished_at = $10, last_error = ''
+           lease_owner = NULL, lease_until = NULL, finished_at = $10, last_error = i.error
       FROM input i
      WHERE s.id = i.id AND s.attempt = i.attempt AND s.lease_owner = $9
        AND s.lease_until > $10 AND s.state = 'running'
-    RETURNING s.id, s.attempt, s.verdict
+    RETURNING s.id, s.attempt, s.verdict, s.last_error
 ), hist AS (
     INSERT INTO submission_history (submission_id, at, event, attempt, worker, detail)
-    SELECT id, $10, 'finished', attempt, $9, verdict FROM done
+    SELECT id, $10, 'finished', attempt, $9,
+           verdict || CASE WHEN last_error <> '' THEN ': ' || last_error ELSE '' END FROM done
 )
 SELECT i.id::text, done.id IS NOT NULL, cur.id IS NOT NULL, coalesce(cur.state::text, ''),
        coalesce(cur.attempt, 0), coalesce(cur.lease_owner, ''), coalesce(cur.lease_until > $10, false)
@@ -46,33 +49,36 @@ SELECT i.id::text, done.id IS NOT NULL, cur.id IS NOT NULL, coalesce(cur.state::
 
 // FinalizeBatch writes the verdicts of owner's attempts. The returned slice has one entry
 // per result, in order: nil when written, else a fence error (ErrStaleAttempt,
-// ErrAlreadyTerminal, ErrLeaseLost, ErrNotFound). The error return is for system errors only,
-// in which case nothing was written.
+// ErrAlreadyTerminal, ErrLeaseLost, ErrNotFound). The error return means nothing was
+// written: Permanent(err) when some result can never be stored (the caller splits the
+// batch to find it), else a system error worth retrying. Free text is made storable
+// here (Text, jsonValue); times and memory too large for their columns are refused by
+// PostgreSQL rather than wrapped.
 func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, now time.Time) ([]error, error) {
 	n := len(results)
 	ids, attempts := make([]string, n), make([]int32, n)
 	verdicts, scores := make([]string, n), make([]float64, n)
-	times, mems := make([]int32, n), make([]int32, n)
-	outputs, cases := make([]string, n), make([]string, n)
+	times, mems := make([]int64, n), make([]int64, n)
+	outputs, cases, errs := make([]string, n), make([]string, n), make([]string, n)
 	index := make(map[string]int, n)
 	for i, r := range results {
 		o := r.Outcome
 		ids[i], attempts[i] = r.ID, int32(r.Attempt)
 		verdicts[i], scores[i] = string(o.Verdict), o.Score
-		times[i], mems[i] = int32(o.TimeMS), int32(o.MemoryKB)
-		outputs[i] = o.CompileOutput
+		times[i], mems[i] = int64(o.TimeMS), int64(o.MemoryKB)
+		outputs[i], errs[i] = Text(o.CompileOutput), Text(r.Error)
 		c := o.Cases
 		if c == nil {
 			c = []job.CaseResult{}
 		}
-		b, err := json.Marshal(c)
+		b, err := jsonValue(c)
 		if err != nil {
-			return nil, fmt.Errorf("finalize: encode cases: %w", err)
+			return nil, fmt.Errorf("finalize %s: encode cases: %w", r.ID, err)
 		}
 		cases[i] = string(b)
 		index[r.ID] = i
 	}
-	rows, err := db.Query(ctx, finalizeSQL, ids, attempts, verdicts, scores, times, mems, outputs, cases, owner, now)
+	rows, err := db.Query(ctx, finalizeSQL, ids, attempts, verdicts, scores, times, mems, outputs, cases, owner, now, errs)
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
 	}

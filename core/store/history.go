@@ -25,7 +25,7 @@ func AddHistory(ctx context.Context, db DB, h History) error {
 	}
 	_, err := db.Exec(ctx, `INSERT INTO submission_history (submission_id, at, event, attempt, worker, actor, detail)
 		VALUES ($1, coalesce($2::timestamptz, now()), $3, $4, $5, $6, $7)`,
-		h.SubmissionID, at, h.Event, h.Attempt, h.Worker, h.Actor, h.Detail)
+		h.SubmissionID, at, h.Event, h.Attempt, Text(h.Worker), Text(h.Actor), Text(h.Detail))
 	if err != nil {
 		return fmt.Errorf("add history: %w", err)
 	}

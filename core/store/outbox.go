@@ -87,7 +87,7 @@ func MarkDelivered(ctx context.Context, db DB, ids []int64, streamIDs []string) 
 // MarkFailed records a failed delivery and tries again after delay.
 func MarkFailed(ctx context.Context, db DB, ids []int64, cause string, delay time.Duration) error {
 	_, err := db.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = $2,
-		available_at = now() + $3 * interval '1 microsecond' WHERE id = ANY($1)`, ids, cause, delay.Microseconds())
+		available_at = now() + $3 * interval '1 microsecond' WHERE id = ANY($1)`, ids, Text(cause), delay.Microseconds())
 	if err != nil {
 		return fmt.Errorf("mark failed: %w", err)
 	}

@@ -20,6 +20,8 @@ func NotifyCase(ctx context.Context, db DB, id string, attempt int, c job.CaseRe
 	if len(c.Message) > progressMessageBytes {
 		c.Message = c.Message[:progressMessageBytes]
 	}
+	// A NOTIFY payload is text: no NUL, no invalid UTF-8 (the cut above may split a rune).
+	c.Message = Text(c.Message)
 	b, err := json.Marshal(c)
 	if err != nil {
 		return fmt.Errorf("notify case: %w", err)
