@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -20,9 +19,12 @@ func NotifyCase(ctx context.Context, db DB, id string, attempt int, c job.CaseRe
 	if len(c.Message) > progressMessageBytes {
 		c.Message = c.Message[:progressMessageBytes]
 	}
-	// A NOTIFY payload is text: no NUL, no invalid UTF-8 (the cut above may split a rune).
-	c.Message = Text(c.Message)
-	b, err := json.Marshal(c)
+	if len(c.CheckerMessage) > progressMessageBytes {
+		c.CheckerMessage = c.CheckerMessage[:progressMessageBytes]
+	}
+	// jsonValue: the payload is text, so no NUL escapes (the cuts above may split a rune;
+	// encoding/json mends that).
+	b, err := jsonValue(c)
 	if err != nil {
 		return fmt.Errorf("notify case: %w", err)
 	}

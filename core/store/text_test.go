@@ -47,11 +47,11 @@ func TestHostileTextIsStorable(t *testing.T) {
 
 	id := submit(t, db, 3)
 	l := claim(t, db, id, "w1", now)
-	if err := store.NotifyCase(ctx, db, id, l.Attempt, job.CaseResult{Index: 1, Verdict: job.VerdictWA, Message: hostile}); err != nil {
+	if err := store.NotifyCase(ctx, db, id, l.Attempt, job.CaseResult{Index: 1, Verdict: job.VerdictWA, Message: hostile, CheckerMessage: hostile}); err != nil {
 		t.Fatalf("progress with a NUL: %v", err)
 	}
 	out := job.Outcome{Verdict: job.VerdictWA, CompileOutput: hostile,
-		Cases: []job.CaseResult{{Index: 1, Verdict: job.VerdictWA, Message: hostile + ` and a literal \u0000`}}}
+		Cases: []job.CaseResult{{Index: 1, Verdict: job.VerdictWA, Message: hostile + ` and a literal \u0000`, CheckerMessage: hostile}}}
 	errs, err := store.FinalizeBatch(ctx, db, "w1", []store.Result{{Lease: l, Outcome: out}}, now.Add(time.Second))
 	if err != nil || errs[0] != nil {
 		t.Fatalf("finalize with NUL bytes: %v %v", err, errs)
@@ -61,7 +61,7 @@ func TestHostileTextIsStorable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Verdict != job.VerdictWA || s.CompileOutput != clean || len(s.Cases) != 1 ||
-		s.Cases[0].Message != clean+` and a literal \u0000` {
+		s.Cases[0].Message != clean+` and a literal \u0000` || s.Cases[0].CheckerMessage != clean {
 		t.Fatalf("stored: verdict %s, compile output %q, cases %+v", s.Verdict, s.CompileOutput, s.Cases)
 	}
 
