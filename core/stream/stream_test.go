@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"oj/core/job"
 	"oj/core/stream"
 	"oj/core/testenv"
@@ -93,5 +95,70 @@ func TestDeleteIdleConsumers(t *testing.T) {
 	cs, _ := s.Client().XInfoConsumers(ctx, s.Keys.Jobs(lane), stream.Group).Result()
 	if len(cs) != 2 {
 		t.Fatalf("consumers left: %+v", cs)
+	}
+}
+
+// Entries that cannot be jobs are marked, on the read and on the reclaim path alike, and
+// Drop takes them out of the pending list and the stream.
+func TestMalformedEntries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := testenv.Streams(t, testenv.RedisAddr(t))
+	lane := job.LaneLight
+	if err := s.EnsureGroup(ctx, lane); err != nil {
+		t.Fatal(err)
+	}
+	key := s.Keys.Jobs(lane)
+	good := "0190a6c2-7b3e-7f41-9d2a-3c4b5d6e7f80"
+	values := [][]any{
+		{stream.FieldSubmission, good, stream.FieldTrace, "t"},
+		{stream.FieldTrace, "t"},
+		{stream.FieldSubmission, "not-a-uuid"},
+		{stream.FieldSubmission, ""},
+		{stream.FieldSubmission, "0190a6c2-7b3e-7f41-9d2a-3c4b5d6e7f8\x00"},
+		{stream.FieldSubmission, "{0190a6c2-7b3e-7f41-9d2a-3c4b5d6e7f80}"},
+	}
+	for _, v := range values {
+		if err := s.Client().XAdd(ctx, &redis.XAddArgs{Stream: key, Values: v}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(path string, entries []stream.Entry) []string {
+		t.Helper()
+		if len(entries) != len(values) {
+			t.Fatalf("%s: %d entries, want %d", path, len(entries), len(values))
+		}
+		var bad []string
+		for i, e := range entries {
+			if (e.Malformed == "") != (i == 0) {
+				t.Errorf("%s: entry %d %+v: malformed %q", path, i, values[i], e.Malformed)
+			}
+			if i > 0 {
+				bad = append(bad, e.ID)
+			}
+		}
+		return bad
+	}
+	read, err := s.Read(ctx, lane, "gone", 10, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("read", read)
+	_, claimed, _, err := s.AutoClaim(ctx, lane, "reclaimer", 0, "0-0", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := check("reclaim", claimed)
+	if claimed[0].SubmissionID != good {
+		t.Fatalf("good entry: %+v", claimed[0])
+	}
+	if err := s.Drop(ctx, lane, bad...); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.Client().XPending(ctx, key, stream.Group).Result(); err != nil || p.Count != 1 {
+		t.Fatalf("pending after drop: %+v %v, want only the good entry", p, err)
+	}
+	if n, err := s.Client().XLen(ctx, key).Result(); err != nil || n != 1 {
+		t.Fatalf("stream length after drop: %d %v, want 1", n, err)
 	}
 }

@@ -30,13 +30,51 @@ type Entry struct {
 	ID           string
 	SubmissionID string
 	TraceID      string
+	// Malformed says why the entry cannot be a job (no submission id, or not a UUID);
+	// empty for a well-formed entry. A malformed entry is never claimed: PostgreSQL would
+	// refuse the whole claim batch it is in, and reclaim would bring it back forever.
+	Malformed string
 }
 
 func toEntry(m redis.XMessage) Entry {
 	e := Entry{ID: m.ID}
-	e.SubmissionID, _ = m.Values[FieldSubmission].(string)
+	sid, ok := m.Values[FieldSubmission]
+	e.SubmissionID, _ = sid.(string)
 	e.TraceID, _ = m.Values[FieldTrace].(string)
+	e.check(ok)
 	return e
+}
+
+// check sets Malformed; hasID says whether the submission field was present at all.
+func (e *Entry) check(hasID bool) {
+	switch {
+	case !hasID:
+		e.Malformed = "no " + FieldSubmission + " field"
+	case !isUUID(e.SubmissionID):
+		e.Malformed = fmt.Sprintf("%s field is not a UUID: %.40q", FieldSubmission, e.SubmissionID)
+	}
+}
+
+// isUUID accepts the canonical text form PostgreSQL's uuid output and the dispatcher use
+// (8-4-4-4-12 hex digits), a strict subset of what PostgreSQL's uuid input accepts.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // EnsureGroup creates the consumer group of lane's stream (and the stream) if missing. The
@@ -111,6 +149,25 @@ func (s *Streams) Ack(ctx context.Context, lane job.Lane, ids ...string) error {
 	return nil
 }
 
+// Drop acknowledges and deletes malformed entries of lane: no worker can ever judge them,
+// so they must neither stay pending (reclaim would bring them back forever) nor wait in
+// the stream for a safe trim.
+func (s *Streams) Drop(ctx context.Context, lane job.Lane, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	key := s.Keys.Jobs(lane)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.XAck(ctx, key, Group, ids...)
+		p.XDel(ctx, key, ids...)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("drop from %s: %w", lane, err)
+	}
+	return nil
+}
+
 // AutoClaim takes over up to count entries of lane idle for at least minIdle, scanning from
 // start. It sends the raw XAUTOCLAIM because Redis 7 answers a third element, the ids of
 // pending entries that were deleted from the stream, which go-redis's helper drops: those
@@ -135,16 +192,18 @@ func (s *Streams) AutoClaim(ctx context.Context, lane job.Lane, consumer string,
 		e := Entry{}
 		e.ID, _ = pair[0].(string)
 		fields, _ := pair[1].([]any)
+		hasID := false
 		for i := 0; i+1 < len(fields); i += 2 {
 			k, _ := fields[i].(string)
 			v, _ := fields[i+1].(string)
 			switch k {
 			case FieldSubmission:
-				e.SubmissionID = v
+				e.SubmissionID, hasID = v, true
 			case FieldTrace:
 				e.TraceID = v
 			}
 		}
+		e.check(hasID)
 		claimed = append(claimed, e)
 	}
 	if len(raw) >= 3 {
