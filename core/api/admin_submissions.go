@@ -142,7 +142,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, tok *store.Token
 
 // trace is GET /admin/v1/submissions/{id}/trace: the submission, its history and each
 // attempt reconstructed from it (who claimed it, when, how it ended), and its dead letter.
-func (s *Server) trace(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+func (s *Server) trace(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	sub, err := s.adminSubmission(r)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, _ *store.Token) e
 	if err != nil {
 		return unavailable("history", err)
 	}
-	out := wire.Trace{Submission: wire.TraceSubmission{Submission: toWire(sub), OwnerID: sub.OwnerID,
+	out := wire.Trace{Submission: wire.TraceSubmission{Submission: toWire(sub, tok), OwnerID: sub.OwnerID,
 		Lane: string(sub.Lane), Failures: sub.Failures, MaxAttempts: sub.MaxAttempts, LeaseOwner: sub.LeaseOwner,
 		LeaseUntil: sub.LeaseUntil, LastError: sub.LastError, TraceID: sub.TraceID, QueuedAt: sub.QueuedAt,
 		StartedAt: sub.StartedAt}, Events: make([]wire.TraceEvent, 0, len(hist))}

@@ -38,7 +38,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 	w.WriteHeader(http.StatusOK)
 
 	last := stateChange{state: string(cur.State), attempt: cur.Attempt}
-	if err := s.sendState(w, id, cur, last); err != nil || cur.State.Terminal() {
+	if err := s.sendState(w, tok, id, cur, last); err != nil || cur.State.Terminal() {
 		flusher.Flush()
 		return nil
 	}
@@ -69,7 +69,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 			for _, c := range changes {
 				if c.caseJSON != "" {
 					if c.attempt == last.attempt && last.state == string(job.StateRunning) {
-						if err := sendCase(w, id, c); err != nil {
+						if err := sendCase(w, tok, id, c); err != nil {
 							return nil
 						}
 						flusher.Flush()
@@ -87,7 +87,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 						return nil
 					}
 				}
-				if err := s.sendState(w, id, whole, c); err != nil {
+				if err := s.sendState(w, tok, id, whole, c); err != nil {
 					return nil
 				}
 				flusher.Flush()
@@ -100,11 +100,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 }
 
 // sendCase writes one `case` event: a case of the running attempt was judged.
-func sendCase(w http.ResponseWriter, id string, c stateChange) error {
+func sendCase(w http.ResponseWriter, tok *store.Token, id string, c stateChange) error {
 	var cr wire.Case
 	if err := json.Unmarshal([]byte(c.caseJSON), &cr); err != nil {
 		return nil // a malformed notification is skipped, the stream goes on
 	}
+	cr = forViewer(cr, tok)
 	b, err := json.Marshal(wire.StateEvent{ID: id, State: c.state, Attempt: c.attempt, Case: &cr})
 	if err != nil {
 		return err
@@ -114,10 +115,10 @@ func sendCase(w http.ResponseWriter, id string, c stateChange) error {
 }
 
 // sendState writes one `state` event; whole (when given and terminal) is attached.
-func (s *Server) sendState(w http.ResponseWriter, id string, whole *store.Submission, c stateChange) error {
+func (s *Server) sendState(w http.ResponseWriter, tok *store.Token, id string, whole *store.Submission, c stateChange) error {
 	ev := wire.StateEvent{ID: id, State: c.state, Attempt: c.attempt}
 	if whole != nil && whole.State.Terminal() {
-		ws := toWire(whole)
+		ws := toWire(whole, tok)
 		ev.Submission = &ws
 	}
 	b, err := json.Marshal(ev)

@@ -124,7 +124,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 	s.metrics.submits.WithLabelValues("accepted").Inc()
 	info.submissionID = id
 	if wait := s.waitFor(req); wait > 0 {
-		return s.answerAfterWait(w, r, id, wait, false)
+		return s.answerAfterWait(w, r, tok, id, wait, false)
 	}
 	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: id, State: string(job.StateQueued)})
 	return nil
@@ -144,7 +144,7 @@ func (s *Server) replayed(w http.ResponseWriter, r *http.Request, tok *store.Tok
 	s.metrics.submits.WithLabelValues("replayed").Inc()
 	infoFrom(r.Context()).submissionID = id
 	w.Header().Set("Idempotent-Replayed", "true")
-	return s.answerAfterWait(w, r, id, s.waitFor(req), true)
+	return s.answerAfterWait(w, r, tok, id, s.waitFor(req), true)
 }
 
 func (s *Server) waitFor(req wire.SubmitRequest) time.Duration {
@@ -157,7 +157,7 @@ func (s *Server) waitFor(req wire.SubmitRequest) time.Duration {
 // answerAfterWait waits up to wait for the submission to be judged: 200 with the whole
 // submission when it is, else 202 with its current state. alwaysWhole answers a terminal
 // submission whole even without waiting (an idempotent replay).
-func (s *Server) answerAfterWait(w http.ResponseWriter, r *http.Request, id string, wait time.Duration, alwaysWhole bool) error {
+func (s *Server) answerAfterWait(w http.ResponseWriter, r *http.Request, tok *store.Token, id string, wait time.Duration, alwaysWhole bool) error {
 	sub, err := s.waitTerminal(r.Context(), id, wait)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -169,7 +169,7 @@ func (s *Server) answerAfterWait(w http.ResponseWriter, r *http.Request, id stri
 		return unavailable("read submission", err)
 	}
 	if sub.State.Terminal() && (wait > 0 || alwaysWhole) {
-		writeJSON(w, http.StatusOK, toWire(sub))
+		writeJSON(w, http.StatusOK, toWire(sub, tok))
 		return nil
 	}
 	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: id, State: string(sub.State)})
@@ -219,7 +219,7 @@ func (s *Server) getSubmission(w http.ResponseWriter, r *http.Request, tok *stor
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toWire(sub))
+	writeJSON(w, http.StatusOK, toWire(sub, tok))
 	return nil
 }
 
@@ -238,8 +238,9 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 	return sub, nil
 }
 
-// toWire is a submission as the API shows it: no verdict fields before a verdict.
-func toWire(s *store.Submission) wire.Submission {
+// toWire is a submission as the API shows it to tok: no verdict fields before a verdict,
+// and the checkers' own messages only to admins.
+func toWire(s *store.Submission, tok *store.Token) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
 		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases))}
@@ -248,8 +249,19 @@ func toWire(s *store.Submission) wire.Submission {
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
 	}
 	for _, c := range s.Cases {
-		out.Cases = append(out.Cases, wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict),
-			TimeMS: c.TimeMS, MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message})
+		out.Cases = append(out.Cases, forViewer(wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict),
+			TimeMS: c.TimeMS, MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message, CheckerMessage: c.CheckerMessage}, tok))
 	}
 	return out
+}
+
+// forViewer is a case as tok may see it. A checker's message may quote the expected
+// output or the test input, which a submission's owner must never see (DESIGN.md,
+// "Submission states and verdicts"); admins see it whole. Every answer that carries
+// cases goes through here.
+func forViewer(c wire.Case, tok *store.Token) wire.Case {
+	if tok == nil || tok.Role != roleAdmin {
+		c.CheckerMessage = ""
+	}
+	return c
 }

@@ -54,15 +54,18 @@ func (s *Submission) Terminal() bool {
 	return s.State == "finished" || s.State == "dead" || s.State == "canceled"
 }
 
-// Case is one test case's result.
+// Case is one test case's result. Message never holds the expected output or the test
+// input; CheckerMessage, the checker's or interactor's whole message, is sent to admins
+// only.
 type Case struct {
-	Index    int     `json:"index"`
-	Subtask  int     `json:"subtask"`
-	Verdict  string  `json:"verdict"`
-	TimeMS   int     `json:"time_ms"`
-	MemoryKB int     `json:"memory_kb"`
-	Score    float64 `json:"score"`
-	Message  string  `json:"message"`
+	Index          int     `json:"index"`
+	Subtask        int     `json:"subtask"`
+	Verdict        string  `json:"verdict"`
+	TimeMS         int     `json:"time_ms"`
+	MemoryKB       int     `json:"memory_kb"`
+	Score          float64 `json:"score"`
+	Message        string  `json:"message"`
+	CheckerMessage string  `json:"checker_message,omitempty"`
 }
 
 // StateEvent is the data of one `state` or `case` Server-Sent Event. Submission is set on
