@@ -141,6 +141,11 @@ func TestAttacksAreBlocked(t *testing.T) {
 		{"unshare"},
 		{"setns"},
 		{"clone-newuser"},
+		{"socket", "inet"},
+		{"socket", "inet6"},
+		{"socket", "vsock"},
+		{"socket", "netlink"},
+		{"socket", "packet"},
 	}
 	for _, a := range attacks {
 		t.Run(strings.Join(a, " "), func(t *testing.T) {

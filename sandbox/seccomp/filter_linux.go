@@ -57,6 +57,9 @@ func Build() ([]byte, error) {
 			return nil, fmt.Errorf("seccomp clone3: %w", err)
 		}
 	}
+	if err := allowSocketFamilies(f, AllowedSocketFamilies); err != nil {
+		return nil, err
+	}
 	if pers, err := libseccomp.GetSyscallFromName("personality"); err == nil {
 		for _, bit := range personalityBits {
 			// Bit 31 is in the mask so the query value 0xffffffff never matches.
@@ -84,4 +87,36 @@ func Build() ([]byte, error) {
 		return nil, fmt.Errorf("seccomp export: %w", err)
 	}
 	return b, nil
+}
+
+// allowSocketFamilies refuses socket and socketpair with EAFNOSUPPORT unless their
+// first argument (the domain) is one of families: one rule per call that matches every
+// domain outside the list. The comparison is on the whole 64-bit register, so a domain
+// with high bits set (which the kernel would truncate) is refused too.
+func allowSocketFamilies(f *libseccomp.ScmpFilter, families []uint64) error {
+	refuse := libseccomp.ActErrno.SetReturnCode(int16(syscall.EAFNOSUPPORT))
+	for _, name := range []string{"socket", "socketpair"} {
+		sc, err := libseccomp.GetSyscallFromName(name)
+		if err != nil {
+			return fmt.Errorf("seccomp %s: %w", name, err)
+		}
+		var conds []libseccomp.ScmpCondition
+		for _, fam := range families {
+			c, err := libseccomp.MakeCondition(0, libseccomp.CompareNotEqual, fam)
+			if err != nil {
+				return fmt.Errorf("seccomp %s condition: %w", name, err)
+			}
+			conds = append(conds, c)
+		}
+		if len(conds) == 0 {
+			err = f.AddRule(sc, refuse)
+		} else {
+			// Conditions of one rule all have to hold: the domain is none of families.
+			err = f.AddRuleConditional(sc, refuse, conds)
+		}
+		if err != nil {
+			return fmt.Errorf("seccomp %s rule: %w", name, err)
+		}
+	}
+	return nil
 }

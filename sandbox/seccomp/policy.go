@@ -23,6 +23,15 @@ var Denied = []string{
 	"fanotify_init",
 }
 
+// AllowedSocketFamilies are the only address families socket(2) and socketpair(2)
+// accept; any other (AF_INET, AF_INET6, AF_VSOCK, AF_NETLINK, AF_PACKET, …) fails with
+// EAFNOSUPPORT. An allow-list, because the network namespace isolates only the families
+// it knows: AF_VSOCK, for one, reaches the hypervisor from a worker running in a VM.
+// AF_UNIX stays: runtimes use socket pairs between their own threads and processes.
+var AllowedSocketFamilies = []uint64{
+	1, // AF_UNIX
+}
+
 // namespaceFlags are the clone flags that create namespaces; clone with any of them is
 // refused.
 var namespaceFlags = []uint64{

@@ -50,6 +50,24 @@ int main(int argc, char **argv) {
 		if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) return blocked("connect");
 		return escaped("connect");
 	}
+	if (!strcmp(m, "socket") && argc > 2) {
+		// Families the network namespace does not (or not wholly) isolate: vsock reaches
+		// the hypervisor; none but AF_UNIX may open.
+		static const struct { const char *name; int family, type; } fams[] = {
+			{"inet", AF_INET, SOCK_STREAM}, {"inet6", AF_INET6, SOCK_DGRAM},
+			{"vsock", 40 /* AF_VSOCK */, SOCK_STREAM}, {"netlink", AF_NETLINK, SOCK_RAW},
+			{"packet", AF_PACKET, SOCK_RAW},
+		};
+		for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
+			if (strcmp(argv[2], fams[i].name)) continue;
+			if (socket(fams[i].family, fams[i].type, 0) >= 0) return escaped(argv[2]);
+			int sv[2];
+			if (socketpair(fams[i].family, fams[i].type, 0, sv) >= 0) return escaped("socketpair");
+			return blocked(argv[2]);
+		}
+		fprintf(stderr, "unknown family %s\n", argv[2]);
+		return 2;
+	}
 	if (!strcmp(m, "ptrace-self")) {
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0) return blocked("ptrace traceme");
 		return escaped("ptrace traceme");
