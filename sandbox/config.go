@@ -45,7 +45,8 @@ type Config struct {
 	Pids         int           `mapstructure:"pids"`
 	OpenFiles    int           `mapstructure:"open_files"`
 	TmpBytes     int64         `mapstructure:"tmp_bytes"`      // size of each run's /tmp
-	WorkDirBytes int64         `mapstructure:"work_dir_bytes"` // size of /w when Spec.Dir is empty
+	WorkDirBytes int64         `mapstructure:"work_dir_bytes"` // size of /w, or of what a run may write over Spec.Dir
+	ShmBytes     int64         `mapstructure:"shm_bytes"`      // size of each run's /dev/shm
 	CaptureBytes int           `mapstructure:"capture_bytes"`  // kept of a captured stream
 	// PollInterval is how often a run's CPU time is checked against its limit.
 	PollInterval time.Duration `mapstructure:"poll_interval"`
@@ -75,6 +76,7 @@ func DefaultConfig() Config {
 		OpenFiles:    256,
 		TmpBytes:     64 * MiB,
 		WorkDirBytes: 64 * MiB,
+		ShmBytes:     64 * MiB,
 		CaptureBytes: 64 << 10,
 		PollInterval: 10 * time.Millisecond,
 	}
@@ -114,6 +116,8 @@ func (c Config) Validate() error {
 		return bad("tmp_bytes", "must be ≥ 1")
 	case c.WorkDirBytes < 1:
 		return bad("work_dir_bytes", "must be ≥ 1")
+	case c.ShmBytes < 1:
+		return bad("shm_bytes", "must be ≥ 1")
 	case c.CaptureBytes < 0:
 		return bad("capture_bytes", "must be ≥ 0")
 	case c.PollInterval < time.Millisecond:

@@ -43,7 +43,8 @@ type slot struct {
 	cg     *cgroup.Group
 	uid    int
 	extras []string
-	gen    int // how many times the slot's cgroup was replaced, for its name
+	gen    int  // how many times the slot's cgroup was replaced, for its name
+	stale  bool // the last run's memory charge did not drain: replace the cgroup
 }
 
 var poolSeq atomic.Uint64
@@ -127,15 +128,18 @@ func (p *Pool) ready(s *slot) error {
 	return nil
 }
 
-// repair throws away a slot's init and cgroup after a failure; ready rebuilds them
-// before the slot's next run. Stopping the init kills every process of its namespaces,
-// so the cgroup is empty when it is removed.
-func (p *Pool) repair(s *slot, cgroupToo bool) {
-	if s.ns != nil {
+// repair throws away a slot's init (after a failure) and/or its cgroup (after a failure,
+// or when a run's memory charge did not drain: removing the cgroup takes what stays
+// charged out of every later run's way); ready rebuilds them before the slot's next
+// run. Stopping the init kills every process of its namespaces, and a run's processes
+// are all dead when it returns, so the cgroup is empty when it is removed.
+func (p *Pool) repair(s *slot, init, cg bool) {
+	if init && s.ns != nil {
 		_ = s.ns.Close()
 		s.ns = nil
 	}
-	if cgroupToo && s.cg != nil {
+	s.stale = false
+	if cg && s.cg != nil {
 		if err := s.cg.Destroy(); err != nil {
 			p.mu.Lock()
 			p.leaked = append(p.leaked, s.cg)
@@ -173,8 +177,9 @@ func (p *Pool) Run(ctx context.Context, spec Spec) (Result, error) {
 		return seResult(fmt.Errorf("sandbox: waiting for a slot: %w", ctx.Err()))
 	}
 	res, err := p.run(ctx, s, spec)
-	if errors.Is(err, ns.ErrSlotBroken) || errors.Is(err, errCgroup) {
-		p.repair(s, errors.Is(err, errCgroup))
+	if errors.Is(err, ns.ErrSlotBroken) || errors.Is(err, errCgroup) || s.stale {
+		broken, badCgroup := errors.Is(err, ns.ErrSlotBroken), errors.Is(err, errCgroup)
+		p.repair(s, broken || badCgroup, badCgroup || s.stale)
 	}
 	p.free <- s
 	return res, err

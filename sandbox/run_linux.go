@@ -56,7 +56,7 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	}()
 	req := &ns.Request{
 		Args: spec.Args, Env: spec.Env, UID: uint32(s.uid), GID: uint32(s.uid),
-		WorkSize: uint64(p.cfg.WorkDirBytes), TmpSize: uint64(p.cfg.TmpBytes),
+		WorkSize: uint64(p.cfg.WorkDirBytes), TmpSize: uint64(p.cfg.TmpBytes), ShmSize: uint64(p.cfg.ShmBytes),
 	}
 	if req.Env == nil {
 		req.Env = p.cfg.Env
@@ -156,17 +156,25 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 		return fail(err)
 	}
 
-	// The work dir and the extra read-only paths.
-	if spec.Dir != "" {
-		if err := os.Chown(spec.Dir, s.uid, s.uid); err != nil {
-			return fail(fmt.Errorf("sandbox: chown work dir: %w", err))
+	// The work dir (Dir read-only under a fresh tmpfs for the run's writes) and the
+	// extra read-only paths. The upper tmpfs lives as long as our descriptor: it is
+	// closed, freeing what the run wrote, before the cgroup is settled.
+	var upper *os.File
+	defer func() {
+		if upper != nil {
+			upper.Close()
 		}
-		t, err := ns.OpenTree(spec.Dir, false)
+	}()
+	if spec.Dir != "" {
+		t, err := ns.OpenTree(spec.Dir, true)
 		if err != nil {
 			return fail(fmt.Errorf("sandbox: work dir: %w", err))
 		}
 		closers = append(closers, t)
-		req.WorkTree = t
+		if upper, err = ns.NewTmpfs(p.cfg.WorkDirBytes); err != nil {
+			return fail(fmt.Errorf("sandbox: work dir: %w", err))
+		}
+		req.WorkTree, req.WorkUpper = t, upper
 	}
 	extras := p.extras(spec.ReadOnly)
 	if !slices.Equal(extras, s.extras) {
@@ -241,10 +249,25 @@ func (p *Pool) run(ctx context.Context, s *slot, spec Spec) (Result, error) {
 	if runErr != nil {
 		return fail(runErr)
 	}
+	var wbErr error
+	if upper != nil {
+		if nr.SetupError == "" && !spec.DiscardWrites {
+			wbErr = writeBack(upper, spec.Dir)
+		}
+		upper.Close()
+		upper = nil
+	}
 	st, statErr := g.Stats()
 	settled = true
-	if err := g.Settle(); err != nil {
+	if err := g.Settle(); errors.Is(err, cgroup.ErrNotDrained) {
+		// The run itself is measured and over; only the slot cannot be trusted with
+		// its memory charge for the next one.
+		s.stale = true
+	} else if err != nil {
 		return fail(fmt.Errorf("%w: %w", errCgroup, err))
+	}
+	if wbErr != nil {
+		return fail(fmt.Errorf("sandbox: copy the work dir back: %w", wbErr))
 	}
 
 	res := Result{Limits: lim, ExitCode: -1, CPU: st.CPU, Wall: nr.Wall, Memory: st.MemoryPeak}

@@ -6,12 +6,16 @@
 // new PID, mount, network, IPC and UTS namespaces, with a read-only view of the host's
 // runtime directories (Config.ReadOnly plus a filtered /etc), a minimal /dev and its
 // own /proc, after pivot_root. A run asks a free slot's init to mount the work dir at
-// /w and a fresh size-limited tmpfs at /tmp, then to clone a child that joins the slot's
+// /w (a fresh tmpfs, or an overlay whose writes go to a fresh tmpfs over Spec.Dir) and
+// fresh size-limited tmpfs at /tmp and /dev/shm, then to clone a child, in an IPC
+// namespace of its own, that joins the slot's
 // cgroup (memory without swap, pids, CPU accounting over all threads), sets rlimits
 // (stack, file size, open files, core 0, CPU as a backstop), drops to the slot's
 // unprivileged uid/gid, sets no_new_privs, loads the seccomp filter and execs. When the
 // main process exits, every other process of the run is killed and reaped, the mounts
-// are detached and the cgroup is read and checked empty: nothing of a run outlives it.
+// are detached and the cgroup is read and checked empty: nothing of a run outlives it,
+// and nothing it wrote stays charged to the slot (the slot's memory charge must drain
+// back to its baseline after each run, or the slot gets a new cgroup).
 // A slot keeps its cgroup for its whole life and resets its counters before each run
 // (see cgroup.Group.Reset), which costs a few writes instead of a mkdir and an rmdir;
 // on cgroup v2 kernels before 6.12, whose memory.peak cannot be reset, the slot's
@@ -79,12 +83,19 @@ type Spec struct {
 	Args []string
 	// Env is the whole environment ("KEY=value"); nil means Config.Env.
 	Env []string
-	// Dir is a host directory mounted read-write at /w (WorkDir), the working directory.
-	// It is chowned to the run's uid for the run. Empty means a fresh tmpfs of
-	// Config.WorkDirBytes, discarded after the run. Read files the program left there
-	// with ReadWorkFile, never by following paths blindly: the program may have left
-	// symlinks to host files.
+	// Dir is a host directory whose files the program sees at /w (WorkDir), its working
+	// directory. The directory itself is never written by the run: /w is an overlay
+	// whose writes go to a fresh tmpfs of Config.WorkDirBytes, charged to the run and
+	// freed after it, so no run sees another's files and none stays charged to the
+	// slot. After a run the host copies what it wrote back into Dir (files, directories
+	// and symlinks, owned by the caller; removals are applied as far as they can be),
+	// unless DiscardWrites is set. Empty means a fresh empty tmpfs. Read files a program
+	// left in Dir with ReadWorkFile, never by following paths blindly: the program may
+	// have left symlinks to host files.
 	Dir string
+	// DiscardWrites drops what the run wrote in /w instead of copying it back into Dir:
+	// every run then starts from Dir as the caller left it (the cases of a submission).
+	DiscardWrites bool
 	// ReadOnly lists extra absolute host paths (a language's runtime: a JDK, a Rust
 	// toolchain) bound read-only at the same path. Paths under Config.ReadOnly are
 	// already visible and skipped.

@@ -391,10 +391,24 @@ func (g *Group) Stats() (Stats, error) {
 // with its memory limit free and its peak not hidden by reclaim of someone else's cache.
 const LeftCharge = 1 << 20
 
+// ErrNotDrained is Settle's answer when the memory a run left charged to the group did
+// not drain back to the baseline (LeftCharge, besides page cache the next run can
+// reclaim) within DrainWait: tmpfs or shared-memory pages that something still holds.
+// The run's figures are good; the group is not, for another run, and should be
+// replaced (removing it takes the charge out of every later run's way).
+var ErrNotDrained = errors.New("cgroup: memory charge left by the run did not drain")
+
+// DrainWait is how long Settle waits for a run's memory charge to drain: the kernel
+// frees an IPC namespace (and the shared memory charged to it) asynchronously, shortly
+// after its last process is gone. A variable for the tests.
+var DrainWait = 250 * time.Millisecond
+
 // Settle is called after a run whose processes have all been killed and reaped: it
 // checks that the group is empty (killing anything listed, which cannot normally
-// happen) and reclaims memory the run left charged when that is over LeftCharge. An
-// error means the group cannot be trusted for another run.
+// happen), reclaims memory the run left charged when that is over LeftCharge, and
+// waits for what cannot be reclaimed (tmpfs, shared memory, kernel memory) to drain
+// back to at most LeftCharge; ErrNotDrained when it does not in time. Any other error
+// means the group cannot be trusted for another run either.
 //
 // A per-run group removes its run's leaf instead, waiting (EBUSY) while killed
 // processes finish exiting; what the leaf had charged moves up to the group, whose
@@ -415,26 +429,69 @@ func (g *Group) Settle() error {
 			time.Sleep(time.Millisecond)
 		}
 	}
+	c, usage, stat := "memory", "memory.usage_in_bytes", "memory.stat"
 	if g.v2 {
-		v, err := g.get("", "memory.current")
-		if err != nil {
+		c, usage, stat = "", "memory.current", "memory.stat"
+		if _, err := g.file(c, usage); err != nil {
 			return nil // no memory controller here
 		}
-		if cur, _ := parseInt(v); cur > LeftCharge {
-			_ = g.put("", "memory.reclaim", strconv.FormatInt(cur, 10))
-		}
-		return nil
 	}
-	v, err := g.get("memory", "memory.usage_in_bytes")
-	if err != nil {
+	cur, err := g.charged(c, usage)
+	if err != nil || cur <= LeftCharge {
 		return err
 	}
-	if cur, _ := parseInt(v); cur > LeftCharge {
-		// Only possible with no task in the group; what cannot be reclaimed (dirty
-		// pages still being written back) stays and is left out of the next peak.
-		_ = g.put("memory", "memory.force_empty", "0")
+	reclaim := func() {
+		if g.v2 {
+			_ = g.put("", "memory.reclaim", strconv.FormatInt(cur, 10))
+		} else {
+			// Only possible with no task in the group.
+			_ = g.put("memory", "memory.force_empty", "0")
+		}
 	}
-	return nil
+	reclaim()
+	deadline := time.Now().Add(DrainWait)
+	for i := 0; ; i++ {
+		cur, err = g.charged(c, usage)
+		if err != nil {
+			return err
+		}
+		if cur <= LeftCharge {
+			return nil
+		}
+		// Page cache (not tmpfs) that could not be dropped yet — dirty pages being
+		// written back — is reclaimed by the next run if it needs the room, as any
+		// cache is; everything else would shrink its limit.
+		if v, err := g.get(c, stat); err == nil {
+			file, _ := flatKeyed(v, fileKey(g.v2))
+			shmem, _ := flatKeyed(v, "shmem")
+			if cur-max(0, file-shmem) <= LeftCharge {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: %d bytes still charged after %v", ErrNotDrained, cur, DrainWait)
+		}
+		time.Sleep(time.Millisecond)
+		if i%20 == 19 {
+			reclaim()
+		}
+	}
+}
+
+// fileKey is memory.stat's page cache (tmpfs included) key.
+func fileKey(v2 bool) string {
+	if v2 {
+		return "file"
+	}
+	return "cache"
+}
+
+func (g *Group) charged(c, name string) (int64, error) {
+	v, err := g.get(c, name)
+	if err != nil {
+		return 0, err
+	}
+	return parseInt(v)
 }
 
 // empty reports whether no process is left in the group. It reads counters through

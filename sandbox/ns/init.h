@@ -9,6 +9,12 @@
 #define OJ_FLAG_WORKTREE 1u
 #define OJ_FLAG_EXTRAS 2u
 
+/* Where the two layers of a host-given work dir are attached (mode 0700, root): the
+   read-only lower (the host directory) and the upper (a fresh tmpfs made by the host),
+   whose OJ_UPPER_DATA directory receives what the run writes in /w. */
+#define OJ_LAYERS "/.oj"
+#define OJ_UPPER_DATA "data"
+
 /* rlimits in this order: stack, fsize, nofile, cpu (seconds), core. 0 = unchanged
    (core: 0 = no core dumps), UINT64_MAX = unlimited. */
 #define OJ_NRLIM 5

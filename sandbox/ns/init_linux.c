@@ -1,4 +1,5 @@
-// The sandbox init: pid 1 of one pooled slot's PID/mount/net/IPC/UTS namespaces.
+// The sandbox init: pid 1 of one pooled slot's PID/mount/net/IPC/UTS namespaces. Each
+// run's child gets an IPC namespace of its own on top (see run_one).
 //
 // It is plain C, not Go, because the per-run child is started with
 // clone(CLONE_VM|CLONE_VFORK) and must run setup code (cgroup join, rlimits, uid,
@@ -226,8 +227,16 @@ static void hello(void) {
 		snprintf(p, sizeof p, "%s/dev/%s", root, links[i][1]);
 		if (symlink(links[i][0], p) < 0) fail_hello("symlink /dev");
 	}
+	// /dev/shm is only a mount point: each run gets a fresh tmpfs there (run_one).
 	snprintf(p, sizeof p, "%s/dev/shm", root);
-	if (mkdir(p, 01777) < 0) fail_hello("mkdir /dev/shm");
+	if (mkdir(p, 0755) < 0) fail_hello("mkdir /dev/shm");
+	// The layers of a work dir given by the host (run_one), out of the runs' reach.
+	snprintf(p, sizeof p, "%s" OJ_LAYERS, root);
+	if (mkdir(p, 0700) < 0) fail_hello("mkdir " OJ_LAYERS);
+	snprintf(p, sizeof p, "%s" OJ_LAYERS "/lower", root);
+	if (mkdir(p, 0700) < 0) fail_hello("mkdir " OJ_LAYERS "/lower");
+	snprintf(p, sizeof p, "%s" OJ_LAYERS "/upper", root);
+	if (mkdir(p, 0700) < 0) fail_hello("mkdir " OJ_LAYERS "/upper");
 	snprintf(p, sizeof p, "%s/proc", root);
 	if (mkdir(p, 0555) < 0) fail_hello("mkdir /proc");
 	if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2") < 0) fail_hello("mount /proc");
@@ -390,7 +399,7 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 	struct resp rs;
 	memset(&rs, 0, sizeof rs);
 	struct rd r = {msgbuf, (size_t)n, 0};
-	int mounted_w = 0, mounted_tmp = 0;
+	int mounted_w = 0, mounted_tmp = 0, mounted_shm = 0, mounted_lower = 0, mounted_upper = 0;
 	struct child_arg a;
 	memset(&a, 0, sizeof a);
 	char *argv[MAXSTR], *envp[MAXSTR], *extra[MAXEXTRA];
@@ -399,7 +408,7 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 	a.uid = rd_u32(&r);
 	a.gid = rd_u32(&r);
 	for (int i = 0; i < OJ_NRLIM; i++) a.rl[i] = rd_u64(&r);
-	uint64_t wsize = rd_u64(&r), tsize = rd_u64(&r);
+	uint64_t wsize = rd_u64(&r), tsize = rd_u64(&r), ssize = rd_u64(&r);
 	uint32_t ncg = rd_u32(&r), nex = rd_u32(&r);
 	if (ncg > 8 || nex > MAXEXTRA) r.bad = 1;
 	for (uint32_t i = 0; i < nex && !r.bad; i++) extra[i] = rd_str(&r);
@@ -409,7 +418,8 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 	uint32_t envc = rd_u32(&r);
 	if (envc >= MAXSTR) r.bad = 1;
 	for (uint32_t i = 0; i < envc && !r.bad; i++) envp[i] = rd_str(&r);
-	int hasw = (flags & OJ_FLAG_WORKTREE) != 0;
+	// A host work dir comes as two descriptors: its read-only tree and the upper tmpfs.
+	int hasw = (flags & OJ_FLAG_WORKTREE) ? 2 : 0;
 	if (r.bad || magic != OJ_MAGIC_RUN || nfds != 3 + hasw + (int)ncg + (int)((flags & OJ_FLAG_EXTRAS) ? nex : 0))
 		SE("protocol: malformed run request");
 	argv[argc] = NULL;
@@ -441,8 +451,22 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 		}
 	}
 	if (hasw) {
-		if (syscall(SYS_move_mount, fds[3], "", AT_FDCWD, "/w", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		// /w is an overlay: the host directory read-only below, the run's writes in a
+		// tmpfs of the host's above it. The run cannot change the directory, the next
+		// run sees none of its writes, and what it wrote is charged to its own cgroup
+		// and freed with the tmpfs (the host copies it back first when asked to).
+		if (syscall(SYS_move_mount, fds[3], "", AT_FDCWD, OJ_LAYERS "/lower", MOVE_MOUNT_F_EMPTY_PATH) < 0)
 			SE("mount work dir: %s", strerror(errno));
+		mounted_lower = 1;
+		if (syscall(SYS_move_mount, fds[4], "", AT_FDCWD, OJ_LAYERS "/upper", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			SE("mount work dir upper: %s", strerror(errno));
+		mounted_upper = 1;
+		const char *data = OJ_LAYERS "/upper/" OJ_UPPER_DATA;
+		if (mkdir(data, 0755) < 0 || chown(data, a.uid, a.gid) < 0 || mkdir(OJ_LAYERS "/upper/work", 0700) < 0)
+			SE("prepare work dir upper: %s", strerror(errno));
+		if (mount("overlay", "/w", "overlay", MS_NOSUID | MS_NODEV,
+			"lowerdir=" OJ_LAYERS "/lower,upperdir=" OJ_LAYERS "/upper/" OJ_UPPER_DATA ",workdir=" OJ_LAYERS "/upper/work,volatile") < 0)
+			SE("mount work dir overlay: %s", strerror(errno));
 	} else {
 		char opt[128];
 		snprintf(opt, sizeof opt, "size=%llu,mode=0755,uid=%u,gid=%u", (unsigned long long)wsize, a.uid, a.gid);
@@ -455,13 +479,24 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 		if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opt) < 0) SE("mount /tmp: %s", strerror(errno));
 	}
 	mounted_tmp = 1;
+	{
+		// POSIX shared memory (shm_open) of this run only: a fresh tmpfs whose pages are
+		// charged to the run's cgroup, like its /tmp, and gone with the run.
+		char opt[128];
+		snprintf(opt, sizeof opt, "size=%llu,mode=1777", (unsigned long long)ssize);
+		if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opt) < 0) SE("mount /dev/shm: %s", strerror(errno));
+	}
+	mounted_shm = 1;
 
 	char pbuf[MAXSTR];
 	a.path = resolve(argv[0], envp, pbuf, sizeof pbuf);
 	a.argv = argv;
 	a.envp = envp;
 	int64_t t0 = now_ns();
-	pid_t pid = clone(child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	// A new IPC namespace per run: SysV shared memory, message queues, semaphores and
+	// POSIX message queues a run leaves are nobody else's to see, and the kernel frees
+	// them (uncharging their memory) once the run's last process is gone.
+	pid_t pid = clone(child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | CLONE_NEWIPC | SIGCHLD, &a);
 	if (pid < 0) SE("clone: %s", strerror(errno));
 	int pfd = syscall(SYS_pidfd_open, pid, 0);
 	int status = 0;
@@ -497,6 +532,11 @@ done:
 	if (mounted_w && umount2("/w", 0) < 0 && umount2("/w", MNT_DETACH) < 0 && !rs.setup_failed)
 		se(&rs, "unmount work dir: %s", strerror(errno));
 	if (mounted_tmp && umount2("/tmp", 0) < 0) umount2("/tmp", MNT_DETACH);
+	if (mounted_shm && umount2("/dev/shm", 0) < 0) umount2("/dev/shm", MNT_DETACH);
+	// The host still holds both layers (it reads the upper after the run), so these
+	// mounts are busy: detach them; the host's close frees the upper tmpfs.
+	if (mounted_upper) umount2(OJ_LAYERS "/upper", MNT_DETACH);
+	if (mounted_lower) umount2(OJ_LAYERS "/lower", MNT_DETACH);
 	for (int i = 0; i < nfds; i++) close(fds[i]);
 	respond(&rs);
 }

@@ -12,8 +12,9 @@ import (
 //	hello  host→init: magic, root dir, u32 n + n bind paths, u32 len + seccomp BPF
 //	ready  init→host: u32 status (0 ok), u32 len + error text
 //	run    host→init: magic, flags, uid, gid, 5×u64 rlimits, u64 work tmpfs size,
-//	       u64 /tmp size, u32 ncgroup, u32 nextra + extra targets, argv, env;
-//	       fds: stdin, stdout, stderr, [work tree], cgroup.procs…, [extra trees…]
+//	       u64 /tmp size, u64 /dev/shm size, u32 ncgroup, u32 nextra + extra targets,
+//	       argv, env; fds: stdin, stdout, stderr, [work tree, work upper tmpfs],
+//	       cgroup.procs…, [extra trees…]
 //	kill   host→init: the single byte 'K' (kill every process of the run)
 //	result init→host: see Result
 const (
@@ -24,6 +25,11 @@ const (
 	flagWorkTree = 1
 	flagExtras   = 2
 )
+
+// UpperData is the directory of a work dir's upper tmpfs (Request.WorkUpper) that holds
+// what the run wrote in /w (overlayfs's upper dir: new and changed files, and whiteouts
+// — character devices 0:0 — for removed ones). init.h's OJ_UPPER_DATA.
+const UpperData = "data"
 
 // The rlimit slots of a run request, in wire order. 0 leaves a limit unchanged
 // (except core, where 0 means no core dumps); RlimitInfinity removes it.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -121,16 +122,20 @@ type Mount struct {
 
 // Request is one run.
 type Request struct {
-	Args, Env         []string
-	UID, GID          uint32
-	Rlimits           [numRlimits]uint64
-	Stdin, Stdout     *os.File
-	Stderr            *os.File
-	WorkTree          *os.File // detached mount for /w; nil = a fresh tmpfs of WorkSize
-	WorkSize, TmpSize uint64
-	Cgroup            []*os.File // cgroup.procs files the child writes "0" to
-	ReplaceExtras     bool       // unmount the previous extra mounts and mount Extras
-	Extras            []Mount
+	Args, Env     []string
+	UID, GID      uint32
+	Rlimits       [numRlimits]uint64
+	Stdin, Stdout *os.File
+	Stderr        *os.File
+	// WorkTree (a read-only detached mount, from OpenTree) and WorkUpper (a detached
+	// tmpfs, from NewTmpfs) make /w an overlay of the two: the run sees WorkTree's files
+	// and its writes go to WorkUpper's UpperData directory. Both nil: /w is a fresh
+	// tmpfs of WorkSize.
+	WorkTree, WorkUpper        *os.File
+	WorkSize, TmpSize, ShmSize uint64
+	Cgroup                     []*os.File // cgroup.procs files the child writes "0" to
+	ReplaceExtras              bool       // unmount the previous extra mounts and mount Extras
+	Extras                     []Mount
 }
 
 // ErrSlotBroken means the init died or broke the protocol; the slot must be replaced.
@@ -147,8 +152,11 @@ func (s *Slot) Run(req *Request) (Result, error) {
 	fds := s.fds[:0]
 	fds = append(fds, int(req.Stdin.Fd()), int(req.Stdout.Fd()), int(req.Stderr.Fd()))
 	if req.WorkTree != nil {
+		if req.WorkUpper == nil {
+			return Result{}, errors.New("sandbox run: a work tree needs an upper tmpfs")
+		}
 		flags |= flagWorkTree
-		fds = append(fds, int(req.WorkTree.Fd()))
+		fds = append(fds, int(req.WorkTree.Fd()), int(req.WorkUpper.Fd()))
 	}
 	for _, f := range req.Cgroup {
 		fds = append(fds, int(f.Fd()))
@@ -167,6 +175,7 @@ func (s *Slot) Run(req *Request) (Result, error) {
 	}
 	e.u64(req.WorkSize)
 	e.u64(req.TmpSize)
+	e.u64(req.ShmSize)
 	e.u32(uint32(len(req.Cgroup)))
 	if req.ReplaceExtras {
 		e.u32(uint32(len(req.Extras)))
@@ -240,4 +249,30 @@ func OpenTree(path string, readOnly bool) (*os.File, error) {
 		return nil, fmt.Errorf("mount_setattr %s: %w", path, err)
 	}
 	return os.NewFile(uintptr(fd), path), nil
+}
+
+// NewTmpfs returns a new tmpfs of size bytes as a detached mount (fsopen, fsmount),
+// attached nowhere on the host, for a slot to mount as a work dir's upper layer. Its
+// root is root's and private; the descriptor keeps the filesystem alive, so the host
+// can read what a run left in it after the slot has unmounted it, and closing the last
+// descriptor frees it.
+func NewTmpfs(size int64) (*os.File, error) {
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("fsopen tmpfs: %w", err)
+	}
+	defer unix.Close(fsfd)
+	for _, kv := range [][2]string{{"size", strconv.FormatInt(size, 10)}, {"mode", "0700"}, {"nr_inodes", "65536"}} {
+		if err := unix.FsconfigSetString(fsfd, kv[0], kv[1]); err != nil {
+			return nil, fmt.Errorf("fsconfig tmpfs %s: %w", kv[0], err)
+		}
+	}
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return nil, fmt.Errorf("fsconfig tmpfs: %w", err)
+	}
+	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return nil, fmt.Errorf("fsmount tmpfs: %w", err)
+	}
+	return os.NewFile(uintptr(mfd), "work-upper"), nil
 }
