@@ -22,6 +22,9 @@ func bin(name string) string { return filepath.Join(bins, name) }
 
 func TestMain(m *testing.M) {
 	MaybeRunChild()
+	if len(os.Args) > 1 && os.Args[1] == poolHolderArg {
+		os.Exit(poolHolder())
+	}
 	os.Exit(testMain(m))
 }
 

@@ -30,7 +30,14 @@ type Pool struct {
 	closed  bool
 	running sync.WaitGroup
 	leaked  []*cgroup.Group // cgroups whose removal failed; retried by Close
+
+	reaped  []string // cgroups of dead pools removed at start
+	reapErr error
 }
+
+// Reaped returns the cgroup directories of dead workers' pools that NewPool removed,
+// and what it could not remove.
+func (p *Pool) Reaped() ([]string, error) { return p.reaped, p.reapErr }
 
 // slot is one environment: an init in its namespaces, the cgroup its runs use (kept for
 // the slot's life and reset between runs: creating and removing one per run cost more
@@ -63,17 +70,21 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent := fmt.Sprintf("%s/pool-%d-%d", cfg.CgroupParent, os.Getpid(), poolSeq.Add(1))
+	parent := cfg.CgroupParent + "/" + poolName(poolSeq.Add(1))
 	cg, err := cgroup.Detect(parent, cfg.CgroupVersion)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	// What pools of killed workers left is removed now; a failure there does not stop
+	// this pool, and the next start tries again (see Reaped).
+	reaped, reapErr := cg.ReapSiblings(deadPool)
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		_ = cg.Close()
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	p := &Pool{cfg: cfg, cg: cg, bpf: bpf, devnull: devnull, free: make(chan *slot, cfg.PoolSize)}
+	p := &Pool{cfg: cfg, cg: cg, bpf: bpf, devnull: devnull, free: make(chan *slot, cfg.PoolSize),
+		reaped: reaped, reapErr: reapErr}
 	p.binds = append(append([]string{}, cfg.ReadOnly...), cfg.EtcFiles...)
 	errs := make([]error, cfg.PoolSize)
 	p.slots = make([]*slot, cfg.PoolSize)
