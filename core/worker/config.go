@@ -30,6 +30,10 @@ type Config struct {
 	RetryBase         time.Duration  `mapstructure:"retry_base"`
 	RetryMax          time.Duration  `mapstructure:"retry_max"`
 	ShutdownGrace     time.Duration  `mapstructure:"shutdown_grace"`
+	// StoreTimeout bounds each PostgreSQL call of the write-back path (finalize, end of an
+	// attempt, heartbeat), and how long a shutdown may still write back after the grace:
+	// Run returns by shutdown_grace + store_timeout whatever PostgreSQL does.
+	StoreTimeout time.Duration `mapstructure:"store_timeout"`
 	// ConsumerGCIdle removes consumers of the group (names of worker processes that are
 	// gone) with nothing pending after this long idle; 0 keeps them.
 	ConsumerGCIdle time.Duration `mapstructure:"consumer_gc_idle"`
@@ -49,6 +53,7 @@ func DefaultConfig() Config {
 		RetryBase:         2 * time.Second,
 		RetryMax:          2 * time.Minute,
 		ShutdownGrace:     30 * time.Second,
+		StoreTimeout:      5 * time.Second,
 		ConsumerGCIdle:    time.Hour,
 	}
 }
@@ -86,6 +91,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("worker.retry_base/retry_max: need 0 < retry_base <= retry_max")
 	case c.ShutdownGrace < 0:
 		return fmt.Errorf("worker.shutdown_grace: must not be negative")
+	case c.StoreTimeout <= 0 || c.StoreTimeout > c.Lease:
+		return fmt.Errorf("worker.store_timeout: must be positive and at most worker.lease")
 	case c.ConsumerGCIdle != 0 && c.ConsumerGCIdle < c.ReclaimMinIdle:
 		return fmt.Errorf("worker.consumer_gc_idle: must be 0 or at least worker.reclaim_min_idle")
 	}

@@ -3,7 +3,8 @@ package worker
 import (
 	"context"
 	"errors"
-	"sync"
+	"fmt"
+	"runtime/debug"
 	"time"
 
 	"oj/core/clock"
@@ -13,28 +14,45 @@ import (
 
 // start judges a claimed task in its own goroutine, holding one slot until the verdict is
 // written back (or the attempt ended).
-func (w *Worker) start(judgeCtx context.Context, lane job.Lane, t job.Task, entries []string, slots chan struct{}, judges *sync.WaitGroup) {
-	ctx, cancel := context.WithCancelCause(judgeCtx)
+func (w *Worker) start(sh *shift, lane job.Lane, t job.Task, entries []string, slots chan struct{}) {
+	ctx, cancel := context.WithCancelCause(sh.judgeCtx)
 	ctx = job.WithProgress(ctx, func(c job.CaseResult) { w.reportCase(t, c) })
 	r := &run{task: t, entries: entries, cancel: cancel, started: time.Now(), slots: slots}
 	w.mu.Lock()
 	w.inflight[t.SubmissionID] = r
 	w.mu.Unlock()
 	w.m.InFlight.WithLabelValues(string(lane)).Inc()
-	judges.Add(1)
+	sh.judges.Add(1)
 	go func() {
-		defer judges.Done()
+		defer sh.judges.Done()
 		w.log.Debug("judging", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "lane", lane)
-		out, err := w.judge.Judge(ctx, t)
+		out, reason, err := w.judgeOne(ctx, t)
+		r.phase.Store(phaseWriting)
 		if err == nil && !out.Verdict.Valid() {
 			err = errors.New("judge returned no valid verdict")
 		}
 		if err != nil {
-			w.endAttempt(r, err, context.Cause(ctx))
+			w.endAttempt(sh.storeCtx, r, err, context.Cause(ctx))
 			return
 		}
-		w.results <- result{run: r, outcome: out}
+		w.results <- result{run: r, outcome: out, reason: reason}
 	}()
+}
+
+// judgeOne runs the judge. A panic (a hostile package or checker output tripping a bug)
+// ends this attempt alone, as SE with the panic as its reason; the stack goes to the log
+// and the worker keeps judging the others.
+func (w *Worker) judgeOne(ctx context.Context, t job.Task) (out job.Outcome, reason string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.m.Errors.WithLabelValues("judge_panic").Inc()
+			w.log.Error("judge panicked: the attempt ends as SE", "submission_id", t.SubmissionID, "attempt", t.Attempt,
+				"trace_id", t.TraceID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			out, reason, err = job.Outcome{Verdict: job.VerdictSE}, fmt.Sprintf("judge panicked: %v", p), nil
+		}
+	}()
+	out, err = w.judge.Judge(ctx, t)
+	return out, "", err
 }
 
 // reportCase publishes one case's result while the attempt is still judging, for the
@@ -60,7 +78,7 @@ func (w *Worker) done(r *run) {
 
 // endAttempt ends an attempt that produced no verdict: a judge failure (retry with backoff,
 // dead past the bound) or, on shutdown, a give-back that does not count as a failure.
-func (w *Worker) endAttempt(r *run, judgeErr, cause error) {
+func (w *Worker) endAttempt(stores context.Context, r *run, judgeErr, cause error) {
 	defer w.done(r)
 	t := r.task
 	e := store.Ending{Cause: judgeErr.Error(), CountsAsFailure: true,
@@ -68,29 +86,38 @@ func (w *Worker) endAttempt(r *run, judgeErr, cause error) {
 	if errors.Is(cause, errShutdown) {
 		e = store.Ending{Cause: "given back: worker shutting down", CountsAsFailure: false}
 	}
-	ctx := context.Background()
 	var st job.State
 	var err error
 	for try := 1; ; try++ {
+		ctx, cancel := context.WithTimeout(stores, w.cfg.StoreTimeout)
 		st, err = store.EndAttempt(ctx, w.db, w.cfg.Name, store.Lease{ID: t.SubmissionID, Attempt: t.Attempt}, e, w.clock.Now())
-		if w.decided(err) || try == 3 {
+		cancel()
+		if w.decided(err) || try == 3 || stores.Err() != nil {
 			break
 		}
-		clock.Sleep(ctx, time.Duration(try)*200*time.Millisecond)
+		clock.Sleep(stores, time.Duration(try)*200*time.Millisecond)
 	}
 	w.logEnd(t.SubmissionID, t.Attempt, t.TraceID, st, err)
 	if w.decided(err) {
-		w.ack(ctx, t.Lane, r.entries)
+		r.phase.Store(phaseDecided)
+		w.ack(stores, t.Lane, r.entries)
 	}
 }
 
 // finalizeLoop writes verdicts back in batches: one fenced statement for many
-// submissions, then one XACK per lane for the entries whose fate it decided.
-func (w *Worker) finalizeLoop(judgeCtx context.Context) {
+// submissions, then one XACK per lane for the entries whose fate it decided. It stops when
+// the results are closed or at the shutdown deadline (stores ends).
+func (w *Worker) finalizeLoop(stores context.Context) {
 	batch := make([]result, 0, w.cfg.FinalizeBatch)
 	for {
-		first, ok := <-w.results
-		if !ok {
+		var first result
+		select {
+		case r, ok := <-w.results:
+			if !ok {
+				return
+			}
+			first = r
+		case <-stores.Done():
 			return
 		}
 		batch = append(batch[:0], first)
@@ -108,54 +135,108 @@ func (w *Worker) finalizeLoop(judgeCtx context.Context) {
 			}
 		}
 		linger.Stop()
-		w.finalize(judgeCtx, batch)
+		w.finalize(stores, batch)
 	}
 }
 
-func (w *Worker) finalize(judgeCtx context.Context, batch []result) {
-	rs := make([]store.Result, len(batch))
-	for i, b := range batch {
-		rs[i] = store.Result{Lease: store.Lease{ID: b.run.task.SubmissionID, Attempt: b.run.task.Attempt}, Outcome: b.outcome}
-	}
-	ctx := context.Background()
-	var errs []error
-	var err error
+// finalize writes a batch back. What PostgreSQL decided (written, or fenced off) is acked
+// and forgotten at once; what failed for a system reason is retried with backoff, but
+// for one lease length at most and never past the shutdown deadline: then it is given
+// up — no longer heartbeated, its entry left pending — so that the lease expires and
+// reclaim judges it again (invariant 6) instead of this worker holding it forever.
+func (w *Worker) finalize(stores context.Context, batch []result) {
+	first := w.clock.Now()
+	todo := batch
 	for try := 1; ; try++ {
-		errs, err = store.FinalizeBatch(ctx, w.db, w.cfg.Name, rs, w.clock.Now())
-		if err == nil {
-			break
+		errs := w.write(stores, todo)
+		var again []result
+		var failure error
+		acks := map[job.Lane][]string{}
+		var decided []*run
+		for i, b := range todo {
+			t := b.run.task
+			switch err := errs[i]; {
+			case err != nil && store.Reason(err) == "":
+				again, failure = append(again, b), err
+				continue
+			case err != nil:
+				reason := store.Reason(err)
+				w.m.FinalizeRejects.WithLabelValues(reason).Inc()
+				w.log.Warn("finalize fenced off", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "reason", reason)
+			default:
+				w.m.Finalized.WithLabelValues(string(t.Lane), string(b.outcome.Verdict)).Inc()
+				w.log.Debug("finalized", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "verdict", b.outcome.Verdict)
+			}
+			b.run.phase.Store(phaseDecided)
+			acks[t.Lane] = append(acks[t.Lane], b.run.entries...)
+			decided = append(decided, b.run)
+		}
+		if w.afterCommit != nil && len(decided) > 0 {
+			w.afterCommit()
+		}
+		for lane, ids := range acks {
+			w.ack(stores, lane, ids)
+		}
+		for _, r := range decided {
+			w.done(r)
+		}
+		if len(again) == 0 {
+			return
 		}
 		w.m.Errors.WithLabelValues("finalize").Inc()
-		w.log.Error("finalize", "count", len(rs), "try", try, "err", err)
-		if judgeCtx.Err() != nil && try >= 3 {
-			// Shutting down and PostgreSQL is away: leave the entries pending; their leases
-			// expire and reclaim judges them again elsewhere.
-			for _, b := range batch {
+		if stores.Err() != nil || w.clock.Now().Sub(first) >= w.cfg.Lease {
+			w.log.Error("finalize: giving up; the leases will expire and reclaim judges them again",
+				"count", len(again), "tries", try, "err", failure)
+			for _, b := range again {
 				w.done(b.run)
 			}
 			return
 		}
-		clock.Sleep(ctx, job.Backoff(100*time.Millisecond, 5*time.Second, try))
+		w.log.Error("finalize", "count", len(again), "try", try, "err", failure)
+		clock.Sleep(stores, job.Backoff(100*time.Millisecond, 5*time.Second, try))
+		todo = again
 	}
-	acks := map[job.Lane][]string{}
+}
+
+// write runs one fenced finalize of batch and returns one error per result: nil when
+// written, a fence error, or a system error to retry. When PostgreSQL refuses the
+// statement for good (store.Permanent: a value it can never store), it bisects the batch so
+// that the others are written normally, and the result refused alone is written instead as
+// SE with PostgreSQL's reason — fenced by its attempt like any verdict, never retried as an
+// outage.
+func (w *Worker) write(stores context.Context, batch []result) []error {
+	rs := make([]store.Result, len(batch))
 	for i, b := range batch {
-		t := b.run.task
-		if errs[i] != nil {
-			reason := store.Reason(errs[i])
-			w.m.FinalizeRejects.WithLabelValues(reason).Inc()
-			w.log.Warn("finalize fenced off", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "reason", reason)
-		} else {
-			w.m.Finalized.WithLabelValues(string(t.Lane), string(b.outcome.Verdict)).Inc()
-			w.log.Debug("finalized", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "verdict", b.outcome.Verdict)
+		rs[i] = store.Result{Lease: store.Lease{ID: b.run.task.SubmissionID, Attempt: b.run.task.Attempt},
+			Outcome: b.outcome, Error: b.reason}
+	}
+	ctx, cancel := context.WithTimeout(stores, w.cfg.StoreTimeout)
+	errs, err := store.FinalizeBatch(ctx, w.db, w.cfg.Name, rs, w.clock.Now())
+	cancel()
+	if err == nil {
+		return errs
+	}
+	if store.Permanent(err) {
+		if len(batch) > 1 {
+			mid := len(batch) / 2
+			return append(w.write(stores, batch[:mid]), w.write(stores, batch[mid:])...)
 		}
-		acks[t.Lane] = append(acks[t.Lane], b.run.entries...)
+		if b := &batch[0]; !b.refused {
+			t := b.run.task
+			w.m.Errors.WithLabelValues("finalize_refused").Inc()
+			w.log.Error("verdict refused by PostgreSQL: the attempt ends as SE", "submission_id", t.SubmissionID,
+				"attempt", t.Attempt, "trace_id", t.TraceID, "verdict", b.outcome.Verdict, "err", err)
+			b.outcome = job.Outcome{Verdict: job.VerdictSE}
+			b.reason = "verdict " + string(rs[0].Outcome.Verdict) + " could not be stored: " + err.Error()
+			b.refused = true
+			return w.write(stores, batch)
+		}
 	}
-	for lane, ids := range acks {
-		w.ack(ctx, lane, ids)
+	errs = make([]error, len(batch))
+	for i := range errs {
+		errs[i] = err
 	}
-	for _, b := range batch {
-		w.done(b.run)
-	}
+	return errs
 }
 
 // heartbeatLoop extends the leases of in-flight attempts and stops judging those whose
@@ -173,17 +254,21 @@ func (w *Worker) heartbeatLoop(ctx context.Context) {
 	}
 }
 
-// heartbeatOnce runs one heartbeat round.
+// heartbeatOnce runs one heartbeat round over the attempts not yet decided.
 func (w *Worker) heartbeatOnce(ctx context.Context) {
 	w.mu.Lock()
 	leases := make([]store.Lease, 0, len(w.inflight))
 	for id, r := range w.inflight {
-		leases = append(leases, store.Lease{ID: id, Attempt: r.task.Attempt})
+		if r.phase.Load() != phaseDecided {
+			leases = append(leases, store.Lease{ID: id, Attempt: r.task.Attempt})
+		}
 	}
 	w.mu.Unlock()
 	if len(leases) == 0 {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.StoreTimeout)
+	defer cancel()
 	lost, err := store.Heartbeat(ctx, w.db, w.cfg.Name, leases, w.clock.Now(), w.cfg.Lease)
 	if err != nil {
 		w.m.Errors.WithLabelValues("heartbeat").Inc()
@@ -194,7 +279,9 @@ func (w *Worker) heartbeatOnce(ctx context.Context) {
 		w.mu.Lock()
 		r := w.inflight[l.ID]
 		w.mu.Unlock()
-		if r != nil && r.task.Attempt == l.Attempt {
+		// Only judging is stopped: once the judge returned, the write-back is fenced and
+		// reports its own reason, and a verdict committed meanwhile is no lost lease.
+		if r != nil && r.task.Attempt == l.Attempt && r.phase.Load() == phaseJudging {
 			w.log.Warn("lease lost, stopping judging", "submission_id", l.ID, "attempt", l.Attempt, "trace_id", r.task.TraceID)
 			r.cancel(store.ErrLeaseLost)
 		}

@@ -2,14 +2,13 @@ package worker
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"oj/core/job"
 	"oj/core/stream"
 )
 
-func (w *Worker) reclaimLoop(ctx, judgeCtx context.Context, lane job.Lane, slots chan struct{}, judges *sync.WaitGroup) {
+func (w *Worker) reclaimLoop(ctx context.Context, sh *shift, lane job.Lane, slots chan struct{}) {
 	t := time.NewTicker(w.cfg.ReclaimInterval)
 	defer t.Stop()
 	for {
@@ -18,7 +17,7 @@ func (w *Worker) reclaimLoop(ctx, judgeCtx context.Context, lane job.Lane, slots
 			return
 		case <-t.C:
 		}
-		if err := w.reclaimOnce(ctx, judgeCtx, lane, slots, judges); err != nil && ctx.Err() == nil {
+		if err := w.reclaimOnce(ctx, sh, lane, slots); err != nil && ctx.Err() == nil {
 			w.m.Errors.WithLabelValues("reclaim").Inc()
 			w.log.Warn("reclaim", "lane", lane, "err", err)
 		}
@@ -36,7 +35,7 @@ func (w *Worker) reclaimLoop(ctx, judgeCtx context.Context, lane job.Lane, slots
 // far as free slots allow, and runs what it took through the same claim as fresh entries:
 // PostgreSQL decides whether the previous holder's lease is dead (invariant 6). Entries
 // that Redis reports deleted while pending go to the reconciler.
-func (w *Worker) reclaimOnce(ctx, judgeCtx context.Context, lane job.Lane, slots chan struct{}, judges *sync.WaitGroup) error {
+func (w *Worker) reclaimOnce(ctx context.Context, sh *shift, lane job.Lane, slots chan struct{}) error {
 	cursor := "0-0"
 	for round := 0; round < 1000; round++ {
 		n := takeSlots(ctx, slots, cap(slots))
@@ -72,7 +71,7 @@ func (w *Worker) reclaimOnce(ctx, judgeCtx context.Context, lane job.Lane, slots
 		w.mu.Unlock()
 		release(slots, n-len(mine))
 		if len(mine) > 0 {
-			w.handle(ctx, judgeCtx, lane, mine, true, slots, judges)
+			w.handle(ctx, sh, lane, mine, true, slots)
 		}
 		if next == "0-0" || next == "" {
 			return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -42,6 +43,10 @@ type Worker struct {
 
 	mu       sync.Mutex
 	inflight map[string]*run // by submission id
+
+	// afterCommit, when set (tests only), runs after each finalize commit, before the
+	// attempts it decided are forgotten.
+	afterCommit func()
 }
 
 // run is one claimed attempt being judged.
@@ -51,20 +56,52 @@ type run struct {
 	cancel  context.CancelCauseFunc
 	started time.Time
 	slots   chan struct{}
+	// phase is phaseJudging, then phaseWriting once the judge returned, then phaseDecided
+	// once PostgreSQL decided the attempt's fate. Heartbeats extend the lease until it is
+	// decided and only a judging attempt is stopped for a lost lease: past that, the
+	// fenced write-back itself says what became of it.
+	phase atomic.Int32
 }
+
+const (
+	phaseJudging int32 = iota
+	phaseWriting
+	phaseDecided
+)
 
 type result struct {
 	run     *run
 	outcome job.Outcome
+	// reason is the error of an SE verdict the worker decided itself (a judge panic, a
+	// result PostgreSQL refused).
+	reason string
+	// refused is set once the outcome was replaced by SE because PostgreSQL refused it.
+	refused bool
 }
 
-var errShutdown = errors.New("worker shutting down")
+// shift is what one Run shares with its loops.
+type shift struct {
+	// judgeCtx ends when the shutdown grace is over: judging still in flight is given back.
+	judgeCtx context.Context
+	// storeCtx ends at the shutdown deadline (grace + store_timeout): every PostgreSQL call
+	// of the write-back path stops, so a shutdown never waits on PostgreSQL.
+	storeCtx context.Context
+	judges   sync.WaitGroup
+}
+
+var (
+	errShutdown         = errors.New("worker shutting down")
+	errShutdownDeadline = errors.New("worker shutdown deadline passed")
+)
 
 // New returns a worker; lost may be nil (deleted entries are then left to the reconciler's
 // periodic scan).
 func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, judge Judge, lost LostEntries, clk clock.Clock, log *slog.Logger, m *Metrics) *Worker {
 	if cfg.Name == "" {
 		cfg.Name = defaultName()
+	}
+	if cfg.StoreTimeout <= 0 {
+		cfg.StoreTimeout = DefaultConfig().StoreTimeout
 	}
 	return &Worker{cfg: cfg, db: db, streams: streams, judge: judge, lost: lost, clock: clk,
 		log: log.With("worker", cfg.Name), m: m, results: make(chan result, 1024), inflight: map[string]*run{}}
@@ -75,11 +112,17 @@ func (w *Worker) Name() string { return w.cfg.Name }
 
 // Run works until ctx ends, then shuts down gracefully: it stops reading, lets in-flight
 // judging finish for up to shutdown_grace, gives back what is still running (a new entry
-// through the outbox, the attempt not counted as a failure), writes back and acks.
+// through the outbox, the attempt not counted as a failure), writes back and acks. It
+// returns by shutdown_grace + store_timeout after ctx ended whatever PostgreSQL does:
+// what could not be written back by then stays pending, and its lease expires for
+// reclaim (invariant 6).
 func (w *Worker) Run(ctx context.Context) error {
 	judgeCtx, stopJudging := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer stopJudging(errShutdown)
-	var readers, judges sync.WaitGroup
+	storeCtx, stopStore := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopStore(errShutdown)
+	sh := &shift{judgeCtx: judgeCtx, storeCtx: storeCtx}
+	var readers sync.WaitGroup
 	for lane, n := range w.cfg.Concurrency {
 		if n <= 0 {
 			continue
@@ -90,29 +133,43 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		slots := make(chan struct{}, n)
 		readers.Add(2)
-		go func() { defer readers.Done(); w.readLoop(ctx, judgeCtx, lane, slots, &judges) }()
-		go func() { defer readers.Done(); w.reclaimLoop(ctx, judgeCtx, lane, slots, &judges) }()
+		go func() { defer readers.Done(); w.readLoop(ctx, sh, lane, slots) }()
+		go func() { defer readers.Done(); w.reclaimLoop(ctx, sh, lane, slots) }()
 	}
 	finalizerDone := make(chan struct{})
-	go func() { defer close(finalizerDone); w.finalizeLoop(judgeCtx) }()
-	heartbeatCtx, stopHeartbeat := context.WithCancel(context.WithoutCancel(ctx))
+	go func() { defer close(finalizerDone); w.finalizeLoop(storeCtx) }()
+	heartbeatCtx, stopHeartbeat := context.WithCancel(storeCtx)
+	defer stopHeartbeat()
 	go w.heartbeatLoop(heartbeatCtx)
 
 	<-ctx.Done()
+	deadline := time.AfterFunc(w.cfg.ShutdownGrace+w.cfg.StoreTimeout, func() { stopStore(errShutdownDeadline) })
+	defer deadline.Stop()
 	readers.Wait()
 	w.log.Info("worker stopping: no more reads, waiting for in-flight judging", "in_flight", w.inFlight(), "grace", w.cfg.ShutdownGrace.String())
 	done := make(chan struct{})
-	go func() { judges.Wait(); close(done) }()
+	go func() { sh.judges.Wait(); close(done) }()
+	grace := time.NewTimer(w.cfg.ShutdownGrace)
+	defer grace.Stop()
 	select {
 	case <-done:
-	case <-time.After(w.cfg.ShutdownGrace):
+	case <-grace.C:
 		w.log.Warn("shutdown grace over: giving back in-flight submissions", "in_flight", w.inFlight())
 		stopJudging(errShutdown)
-		<-done
+		select {
+		case <-done:
+		case <-storeCtx.Done():
+			// A judge that ignores its context must not hold the process: its lease expires.
+			w.log.Error("shutdown deadline passed with judging still running; leaving it to reclaim", "in_flight", w.inFlight())
+			<-finalizerDone
+			return nil
+		}
 	}
 	close(w.results)
-	<-finalizerDone
-	stopHeartbeat()
+	<-finalizerDone // returns at the deadline at the latest: its PostgreSQL calls end with storeCtx
+	if n := w.inFlight(); n > 0 {
+		w.log.Warn("stopped with verdicts not written back; their leases expire and reclaim judges them again", "count", n)
+	}
 	return nil
 }
 
@@ -147,7 +204,7 @@ func release(slots chan struct{}, n int) {
 	}
 }
 
-func (w *Worker) readLoop(ctx, judgeCtx context.Context, lane job.Lane, slots chan struct{}, judges *sync.WaitGroup) {
+func (w *Worker) readLoop(ctx context.Context, sh *shift, lane job.Lane, slots chan struct{}) {
 	failures := 0
 	for ctx.Err() == nil {
 		n := takeSlots(ctx, slots, cap(slots))
@@ -177,18 +234,21 @@ func (w *Worker) readLoop(ctx, judgeCtx context.Context, lane job.Lane, slots ch
 		failures = 0
 		release(slots, n-len(entries))
 		if len(entries) > 0 {
-			w.handle(ctx, judgeCtx, lane, entries, false, slots, judges)
+			w.handle(ctx, sh, lane, entries, false, slots)
 		}
 	}
 }
 
 // handle claims the submissions that entries carry and starts judging the claimed ones.
 // It holds one slot per entry on entry and releases those it does not use.
-func (w *Worker) handle(ctx, judgeCtx context.Context, lane job.Lane, entries []stream.Entry, reclaimed bool, slots chan struct{}, judges *sync.WaitGroup) {
+func (w *Worker) handle(ctx context.Context, sh *shift, lane job.Lane, entries []stream.Entry, reclaimed bool, slots chan struct{}) {
 	bySub := map[string][]string{}
 	var ids, junk []string
 	for _, e := range entries {
-		if e.SubmissionID == "" {
+		if e.Malformed != "" {
+			// Never judgeable, and poison for the claim batch: drop it, whatever the path.
+			w.m.Claims.WithLabelValues(string(lane), "malformed").Inc()
+			w.log.Warn("dropping a malformed stream entry", "lane", lane, "entry", e.ID, "reason", e.Malformed, "reclaim", reclaimed)
 			junk = append(junk, e.ID)
 			continue
 		}
@@ -199,24 +259,18 @@ func (w *Worker) handle(ctx, judgeCtx context.Context, lane job.Lane, entries []
 	}
 	used := 0
 	defer func() { release(slots, len(entries)-used) }()
-	var ack []string
-	if len(junk) > 0 {
-		w.log.Warn("acking entries without a submission id", "lane", lane, "count", len(junk))
-		ack = append(ack, junk...)
-	}
+	w.drop(ctx, lane, junk)
 	if len(ids) == 0 {
-		w.ack(ctx, lane, ack)
 		return
 	}
-	now := w.clock.Now()
-	res, err := store.ClaimBatch(ctx, w.db, ids, w.cfg.Name, now, w.cfg.Lease)
+	var ack []string
+	res, err := w.claim(ctx, lane, ids, bySub)
 	if err != nil {
-		// PostgreSQL could not decide: the entries stay pending and come back through
-		// reclaim (invariant 5).
+		// PostgreSQL could not decide (some of) them: those entries stay pending and come
+		// back through reclaim (invariant 5).
 		w.m.Errors.WithLabelValues("claim").Inc()
 		w.log.Error("claim", "lane", lane, "entries", len(entries), "err", err)
-		clock.Sleep(ctx, time.Second)
-		return
+		defer clock.Sleep(ctx, time.Second)
 	}
 	for _, r := range res {
 		entryIDs := bySub[r.ID]
@@ -227,7 +281,7 @@ func (w *Worker) handle(ctx, judgeCtx context.Context, lane job.Lane, entries []
 		switch r.Outcome {
 		case store.Claimed:
 			used++
-			w.start(judgeCtx, lane, r.Task, entryIDs, slots, judges)
+			w.start(sh, lane, r.Task, entryIDs, slots)
 		case store.Leased:
 			if !reclaimed {
 				ack = append(ack, entryIDs...) // a duplicate: the holder has its own entry
@@ -247,6 +301,40 @@ func (w *Worker) handle(ctx, judgeCtx context.Context, lane job.Lane, entries []
 		}
 	}
 	w.ack(ctx, lane, ack)
+}
+
+// claim claims ids in one statement. Should PostgreSQL refuse the statement for good (a
+// value it cannot take, which the stream's own checks should already have caught), it
+// bisects the batch so the others are claimed, and drops the entries of an id refused
+// alone. A transient error leaves the ids it covers unclaimed and is returned, with the
+// results of the parts that were claimed.
+func (w *Worker) claim(ctx context.Context, lane job.Lane, ids []string, bySub map[string][]string) ([]store.ClaimResult, error) {
+	res, err := store.ClaimBatch(ctx, w.db, ids, w.cfg.Name, w.clock.Now(), w.cfg.Lease)
+	if err == nil || !store.Permanent(err) {
+		return res, err
+	}
+	if len(ids) == 1 {
+		w.m.Claims.WithLabelValues(string(lane), "malformed").Inc()
+		w.log.Warn("dropping a stream entry PostgreSQL refuses to claim", "lane", lane, "submission_id", ids[0], "err", err)
+		w.drop(ctx, lane, bySub[ids[0]])
+		return nil, nil
+	}
+	mid := len(ids) / 2
+	a, errA := w.claim(ctx, lane, ids[:mid], bySub)
+	b, errB := w.claim(ctx, lane, ids[mid:], bySub)
+	return append(a, b...), errors.Join(errA, errB)
+}
+
+// drop acks and deletes malformed entries.
+func (w *Worker) drop(ctx context.Context, lane job.Lane, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if err := w.streams.Drop(context.WithoutCancel(ctx), lane, ids...); err != nil {
+		// They come back through reclaim and are dropped then.
+		w.m.Errors.WithLabelValues("ack").Inc()
+		w.log.Warn("drop malformed entries", "lane", lane, "count", len(ids), "err", err)
+	}
 }
 
 // decided reports whether PostgreSQL decided an entry's fate (a commit, or a business
