@@ -56,6 +56,7 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box, priv string)
 		Argv:          argv,
 		Env:           mergeEnv(baseEnv, lang.Expand(l.CompileEnv, vars)),
 		Dir:           box,
+		KeepWrites:    true, // the binary, class files, the build cache's new entries
 		ReadOnlyPaths: ro,
 		Stdout:        logf,
 		Stderr:        logf,

@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"oj/core/job"
+	"oj/core/judge/cache"
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem/problemtest"
+	"oj/sandbox"
 )
 
 func zipOf(files map[string]string) []byte { return problemtest.Zip(files) }
@@ -288,5 +291,40 @@ int main(void) {
 	entries, err := os.ReadDir(testJudge.tasksDir())
 	if err != nil || len(entries) != 0 {
 		t.Fatalf("task dirs left behind: %v %v", entries, err)
+	}
+}
+
+// TestCasesDoNotSeeEachOther: in a one-slot pool (so every case of the submission runs
+// in the same slot, right after the one before), a solution that leaves 40 MiB in its
+// work dir and files in /tmp and /dev/shm finds none of it in the next case, and none
+// of it stays charged: each case touches 40 MiB under a 64 MiB limit and passes.
+func TestCasesDoNotSeeEachOther(t *testing.T) {
+	needSandbox(t)
+	scfg := sandbox.DefaultConfig()
+	scfg.PoolSize = 1
+	scfg.CgroupParent = "oj-judge-test"
+	pool, err := sandbox.NewPool(scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	cfg := DefaultConfig()
+	cfg.WorkDir = filepath.Join(testRoot, "one-slot", "work")
+	cfg.Cache = cache.Config{Dir: filepath.Join(testRoot, "one-slot", "cache"), BudgetBytes: 1 << 30, FetchTimeout: time.Minute}
+	cfg.PrecompiledHeaders = false
+	j, err := New(cfg, SandboxRunner{Pool: pool}, testStore, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	sha := putProblem(t, problemtest.APlusB("title: A+B\ntime_limit_ms: 1000\nmemory_limit_mb: 64\n"))
+	out := judgeWith(t, j, sha, "c11", readSource(t, "isolation/leftover.c"))
+	if out.Verdict != job.VerdictAC || len(out.Cases) != 3 {
+		t.Fatalf("verdict %s, want AC on 3 cases; cases %+v; compile output %q", out.Verdict, out.Cases, out.CompileOutput)
+	}
+	for _, c := range out.Cases {
+		if c.MemoryKB > 60<<10 {
+			t.Errorf("case %d: %d KiB, want one case's own (about 41 MiB)", c.Index, c.MemoryKB)
+		}
 	}
 }

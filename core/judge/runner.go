@@ -24,8 +24,13 @@ const (
 type Spec struct {
 	Argv []string
 	Env  []string
-	// Dir is a host directory that becomes the run's writable work dir and current dir.
+	// Dir is a host directory whose files the program sees in its work dir (its current
+	// dir), where it may also write. What it writes stays its own: the next run sees Dir
+	// as the caller left it, and nothing written stays charged to anyone's memory —
+	// unless KeepWrites is set (a compile), which copies the writes back into Dir.
 	Dir string
+	// KeepWrites copies what the program wrote in its work dir back into Dir.
+	KeepWrites bool
 	// ReadOnlyPaths are host paths the program may read beyond the sandbox's default view.
 	ReadOnlyPaths []string
 	// Stdin, Stdout, Stderr are handed to the program; nil means empty input or

@@ -28,6 +28,9 @@ func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
 		StderrFile: s.Stderr,
 		StdoutCap:  1,
 		StderrCap:  1,
+		// Every run but a compile leaves Dir as it found it: case N never sees what
+		// case N-1 wrote, and nothing of it stays charged to a sandbox slot.
+		DiscardWrites: !s.KeepWrites,
 		Limits: sandbox.Limits{
 			CPU:    s.CPU,
 			Wall:   s.Wall,
