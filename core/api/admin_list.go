@@ -24,6 +24,9 @@ func (s *Server) listSubmissions(w http.ResponseWriter, r *http.Request, _ *stor
 	if state != "" && !state.Valid() {
 		return errorf(http.StatusBadRequest, codeBadRequest, "state: %q is not one of queued, running, finished, dead, canceled", state)
 	}
+	if p := q.Get("problem"); p != "" && !problemID.MatchString(p) {
+		return errorf(http.StatusBadRequest, codeBadRequest, "problem: %q is not a problem id", p)
+	}
 	limit, err := queryInt(r, "limit", listDefault, listMax)
 	if err != nil {
 		return err

@@ -60,6 +60,9 @@ func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *sto
 	req.DryRun = req.DryRun || queryDryRun(r)
 	id := r.PathValue("id")
 	ctx := r.Context()
+	if !problemID.MatchString(id) {
+		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
+	}
 	if _, err := store.LatestProblem(ctx, s.d.DB, id); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)

@@ -1,10 +1,62 @@
 package api
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
+
+func TestDecodeSubmitRefusesTextPostgreSQLCannotStore(t *testing.T) {
+	const head = `{"problem_id":"aplusb","language":"python3",`
+	cases := []struct {
+		name, body string
+		ok         bool
+		mention    string
+	}{
+		{"NUL escape in source", head + `"source":"int main(){}\u0000"}`, false, "source: holds a NUL"},
+		{"NUL escape in problem_id", `{"problem_id":"a\u0000","language":"python3","source":"x"}`, false, "problem_id: holds a NUL"},
+		{"NUL escape in language", `{"problem_id":"a","language":"c\u0000","source":"x"}`, false, "language: holds a NUL"},
+		{"invalid UTF-8 in source", head + "\"source\":\"print('\xff\xfe')\"}", false, "not valid UTF-8 (at byte 61)"},
+		{"UTF-8-encoded surrogate", head + "\"source\":\"\xed\xa0\x80\"}", false, "not valid UTF-8"},
+		{"lone high surrogate escape", head + `"source":"x\ud800y"}`, false, `\ud800 at byte`},
+		{"lone low surrogate escape", head + `"source":"\uDC00"}`, false, "surrogate pair"},
+		{"high surrogate then another escape", head + `"source":"\ud800\u0041"}`, false, "surrogate pair"},
+		{"surrogate pair", head + `"source":"print('\ud83d\ude00')"}`, true, ""},
+		{"escaped backslash before u", head + `"source":"\\ud800"}`, true, ""},
+		{"raw UTF-8", head + `"source":"print('héllo, 世界')"}`, true, ""},
+		{"literal replacement character", head + `"source":"\ufffd�"}`, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := decodeSubmit(strings.NewReader(c.body), 1000)
+			if c.ok {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if !utf8.ValidString(req.Source) {
+					t.Fatalf("source %q", req.Source)
+				}
+				return
+			}
+			if err == nil || err.status != http.StatusBadRequest || !strings.Contains(err.msg, c.mention) {
+				t.Fatalf("err = %v, want 400 mentioning %q", err, c.mention)
+			}
+		})
+	}
+}
+
+func TestIdempotencyKeyMustBeText(t *testing.T) {
+	for key, ok := range map[string]bool{
+		"": true, "3f1c-key": true, "clé-été": true, strings.Repeat("k", maxIdempotencyKey): true,
+		"\xff\xfe": false, "a\x7fb": false, "tab\tkey": false, strings.Repeat("k", maxIdempotencyKey+1): false,
+	} {
+		if err := checkIdempotencyKey(key); (err == nil) != ok {
+			t.Errorf("key %q: %v, want accepted=%v", key, err, ok)
+		}
+	}
+}
 
 // FuzzDecodeSubmit feeds the submit body decoder arbitrary bytes: it must never panic,
 // must answer 400 or 413 for anything it refuses, and what it accepts must respect the
@@ -16,6 +68,9 @@ func FuzzDecodeSubmit(f *testing.F) {
 		`{"problem_id":"a","language":"c","source":"\u0000\ud800"}`,
 		`{"problem_id":1}`, `[]`, `null`, `{}`, `{"source":"x"} {}`, `{"wait_ms":-1,"problem_id":"p","language":"l","source":"s"}`,
 		`{"problem_id":"p","language":"l","source":"` + strings.Repeat("x", 100) + `"}`,
+		"{\"problem_id\":\"p\",\"language\":\"l\",\"source\":\"\xff\"}",
+		`{"problem_id":"p","language":"l","source":"\ud83d\ude00 \\udc00 \ud800"}`,
+		`{"problem_id":"p\u0000","language":"l","source":"s"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -36,6 +91,17 @@ func FuzzDecodeSubmit(f *testing.F) {
 		}
 		if req.WaitMS != nil && *req.WaitMS < 0 {
 			t.Fatalf("accepted a negative wait: %d", *req.WaitMS)
+		}
+		// What is accepted reaches PostgreSQL as sent: UTF-8 text without NUL, and no
+		// U+FFFD that the body did not hold itself.
+		sent := bytes.Contains(body, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`))
+		for _, v := range []string{req.ProblemID, req.Language, req.Source} {
+			if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+				t.Fatalf("accepted text PostgreSQL cannot store: %q", v)
+			}
+			if strings.ContainsRune(v, utf8.RuneError) && !sent {
+				t.Fatalf("accepted a body whose text was silently replaced: %q", body)
+			}
 		}
 	})
 }

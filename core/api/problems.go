@@ -66,6 +66,10 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 // getProblem is GET /api/v1/problems/{id}: the latest version's description.
 func (s *Server) getProblem(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
 	id := r.PathValue("id")
+	if !problemID.MatchString(id) {
+		// Not an id any problem can have, and maybe not text PostgreSQL can take.
+		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
+	}
 	pv, err := store.LatestProblem(r.Context(), s.d.DB, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"oj/core/api/wire"
 	"oj/core/job"
@@ -22,25 +25,39 @@ const maxIdempotencyKey = 200
 func submitBodyLimit(maxSource int) int64 { return int64(maxSource)*6 + 16<<10 }
 
 // decodeSubmit reads and validates the shape of a submit body: one JSON object with
-// known fields only, nothing after it, a non-empty source of at most maxSource bytes.
-// It never touches storage; the fuzz target FuzzDecodeSubmit drives it.
+// known fields only, nothing after it, a non-empty source of at most maxSource bytes,
+// and text PostgreSQL can store. It never touches storage; the fuzz target
+// FuzzDecodeSubmit drives it.
 func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
 	var req wire.SubmitRequest
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	body, err := io.ReadAll(r)
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
 		}
+		return req, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
 		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
-		}
 		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: data after the object")
+	}
+	// encoding/json quietly turns invalid UTF-8 and unpaired surrogate escapes into
+	// U+FFFD: refuse them instead of judging a source other than the one sent.
+	if !utf8.Valid(body) {
+		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: not valid UTF-8 (at byte %d)", invalidUTF8At(body))
+	}
+	if at := loneSurrogate(body); at >= 0 {
+		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %s at byte %d is half of a UTF-16 surrogate pair", body[at:at+6], at)
+	}
+	for _, f := range []struct{ name, value string }{{"problem_id", req.ProblemID}, {"language", req.Language}, {"source", req.Source}} {
+		if i := strings.IndexByte(f.value, 0); i >= 0 {
+			return req, errorf(http.StatusBadRequest, codeBadRequest, "%s: holds a NUL character (U+0000) at byte %d; text may not contain NUL", f.name, i)
+		}
 	}
 	switch {
 	case req.ProblemID == "":
@@ -57,12 +74,25 @@ func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
 	return req, nil
 }
 
+// checkIdempotencyKey refuses a key PostgreSQL could not store or that no client means:
+// net/http already refuses NUL and most control bytes in a header, but lets bytes over
+// 0x7f through, which need not be UTF-8.
+func checkIdempotencyKey(key string) *apiError {
+	if len(key) > maxIdempotencyKey {
+		return errorf(http.StatusBadRequest, codeBadRequest, "Idempotency-Key: longer than %d bytes", maxIdempotencyKey)
+	}
+	if !utf8.ValidString(key) || strings.IndexFunc(key, unicode.IsControl) >= 0 {
+		return errorf(http.StatusBadRequest, codeBadRequest, "Idempotency-Key: must be UTF-8 text without control characters")
+	}
+	return nil
+}
+
 // submit is POST /api/v1/submissions.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	ctx := r.Context()
 	key := r.Header.Get("Idempotency-Key")
-	if len(key) > maxIdempotencyKey {
-		return errorf(http.StatusBadRequest, codeBadRequest, "Idempotency-Key: longer than %d bytes", maxIdempotencyKey)
+	if aerr := checkIdempotencyKey(key); aerr != nil {
+		return aerr
 	}
 	if ok, wait, which := s.buckets.take(tok.ID, s.clock.Now()); !ok {
 		s.metrics.submits.WithLabelValues("rate_limited").Inc()
@@ -83,6 +113,11 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if !ok {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
 		return errorf(http.StatusBadRequest, codeUnknownLanguage, "unknown language %q (GET /api/v1/languages lists them)", req.Language)
+	}
+	if !problemID.MatchString(req.ProblemID) {
+		// No problem has such an id (the schema's CHECK): no need to ask PostgreSQL.
+		s.metrics.submits.WithLabelValues("rejected").Inc()
+		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
 	}
 	info := infoFrom(ctx)
 	n := store.NewSubmission{OwnerID: &tok.ID, ProblemID: req.ProblemID, Language: lg.ID, Lane: lg.Lane,

@@ -88,6 +88,14 @@ func TestSubmitStatusCodes(t *testing.T) {
 		{"unknown problem", alice, `{"problem_id":"nope","language":"python3","source":"x"}`, nil, 404, "not_found"},
 		{"source over the limit", alice, `{"problem_id":"aplusb","language":"python3","source":"` + strings.Repeat("x", 101) + `"}`, nil, 413, "too_large"},
 		{"body over the limit", alice, `{"problem_id":"aplusb","language":"python3","source":"` + strings.Repeat("\\u0000", 20000) + `"}`, nil, 413, "too_large"},
+		// Text PostgreSQL cannot store is refused up front, never a 503 "retry later".
+		{"NUL in source", alice, `{"problem_id":"aplusb","language":"python3","source":"print(1)\u0000"}`, nil, 400, "bad_request"},
+		{"invalid UTF-8 in source", alice, "{\"problem_id\":\"aplusb\",\"language\":\"python3\",\"source\":\"print('\xff')\"}", nil, 400, "malformed_json"},
+		{"unpaired surrogate in source", alice, `{"problem_id":"aplusb","language":"python3","source":"print('\ud800')"}`, nil, 400, "malformed_json"},
+		{"NUL in problem_id", alice, `{"problem_id":"aplusb\u0000","language":"python3","source":"x"}`, nil, 400, "bad_request"},
+		{"NUL in language", alice, `{"problem_id":"aplusb","language":"python3\u0000","source":"x"}`, nil, 400, "bad_request"},
+		{"problem id no problem can have", alice, `{"problem_id":"../APlusB","language":"python3","source":"x"}`, nil, 404, "not_found"},
+		{"Idempotency-Key not UTF-8", alice, `{"problem_id":"aplusb","language":"python3","source":"x"}`, map[string]string{"Idempotency-Key": "k\xff\xfe"}, 400, "bad_request"},
 		{"missing token", "", `{}`, nil, 401, "unauthorized"},
 		{"bad token", "oj_nope", `{}`, nil, 401, "unauthorized"},
 	}
@@ -99,6 +107,34 @@ func TestSubmitStatusCodes(t *testing.T) {
 				t.Fatalf("status %d body %v, want %d with code %s", code, body, tc.status, tc.code)
 			}
 		})
+	}
+	// Ids in paths that PostgreSQL could not take as text are unknown ids, not a 503.
+	for _, path := range []string{"/api/v1/submissions/%00", "/api/v1/submissions/%FF", "/api/v1/submissions/%00/events",
+		"/api/v1/problems/%00", "/api/v1/problems/%FF%FE"} {
+		code, _, body := e.raw("GET", path, alice, nil, nil)
+		if code != http.StatusNotFound {
+			t.Errorf("GET %s: %d %v, want 404", path, code, body)
+		}
+	}
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"GET", "/admin/v1/submissions?problem=%00", "", 400},
+		{"GET", "/admin/v1/submissions?problem=%FF", "", 400},
+		{"POST", "/admin/v1/problems/%00/rejudge", `{"dry_run":true}`, 404},
+		{"POST", "/admin/v1/submissions/%00/rejudge", `{"dry_run":true}`, 404},
+		{"POST", "/admin/v1/submissions/%FF/cancel", `{"dry_run":true}`, 404},
+		{"GET", "/admin/v1/submissions/%00/trace", "", 404},
+	} {
+		code, _, body := e.raw(c.method, c.path, tokenOf(e.admin), []byte(c.body), nil)
+		if code != c.status {
+			t.Errorf("%s %s: %d %v, want %d", c.method, c.path, code, body, c.status)
+		}
+	}
+	var n int
+	if err := e.db.QueryRow(context.Background(), `SELECT count(*) FROM submissions`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("submissions = %d %v, want none", n, err)
 	}
 	// Basic auth is not a bearer token.
 	code, _, _ := e.raw("GET", "/api/v1/languages", "", nil, map[string]string{"Authorization": "Basic YTpi"})
