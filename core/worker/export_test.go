@@ -1,10 +1,16 @@
 package worker
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // HeartbeatAfterCommit makes w run a heartbeat round right after each finalize commit,
-// before the attempts it decided are forgotten: the moment a heartbeat could mistake a
-// finished attempt for a lost lease.
-func HeartbeatAfterCommit(w *Worker) {
-	w.afterCommit = func() { w.heartbeatOnce(context.Background()) }
+// before the attempts it decided are forgotten — the moment a heartbeat could mistake a
+// finished attempt for a lost lease — and counts the rounds in rounds.
+func HeartbeatAfterCommit(w *Worker, rounds *atomic.Int32) {
+	w.afterCommit = func() {
+		rounds.Add(1)
+		w.heartbeatOnce(context.Background())
+	}
 }
