@@ -62,12 +62,30 @@ func connect(ctx context.Context, cfg *Config) (*deps, error) {
 		dispatchMetrics: dispatch.NewMetrics(reg)}, nil
 }
 
+// closeWait bounds how long Close waits for the PostgreSQL pool to close.
+const closeWait = 3 * time.Second
+
+// Close closes the connections. A pool's Close waits for every connection to come back;
+// a PostgreSQL that hangs must not hold the process's exit (the daemons have bounded their
+// own calls already), so it is waited for closeWait at most.
 func (d *deps) Close() {
-	d.db.Close()
+	closed := make(chan struct{})
+	go func() { d.db.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(closeWait):
+		d.log.Warn("postgres pool did not close in time; exiting without it", "waited", closeWait.String())
+	}
 	_ = d.rdb.Close()
 }
 
-// signalContext ends on SIGINT or SIGTERM.
+// signalContext ends on the first SIGINT or SIGTERM; a second one ends the process at once
+// (the default action), for an operator who does not want to wait for the shutdown grace.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
