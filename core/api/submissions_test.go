@@ -513,11 +513,16 @@ func TestLanguagesAndProblems(t *testing.T) {
 		"no tests":   zipOf(map[string]string{"problem.yaml": "title: X\n"}),
 		"dotdot":     zipOf(map[string]string{"problem.yaml": "title: X\n", "../evil": "x", "tests/1.in": "", "tests/1.out": ""}),
 		"bad limits": problemZip("title: X\ntime_limit_ms: 999999\n"),
+		// A tree no worker could extract (its submissions would be dead-lettered).
+		"file inside a file": zipOf(map[string]string{"problem.yaml": "title: X\n", "tests/1.in": "", "tests/1.out": "", "a": "x", "a/b": "y"}),
 	} {
 		_, err := e.admin.PutProblem(ctx, "bad", strings.NewReader(body))
 		var ae *client.Error
 		if !errors.As(err, &ae) || ae.Status != 400 || ae.Code != "invalid_package" || ae.Message == "" {
 			t.Errorf("%s: %v, want 400 invalid_package", name, err)
+		}
+		if name == "file inside a file" && (ae == nil || !strings.Contains(ae.Message, `"a/b": is inside "a", which is a file`)) {
+			t.Errorf("%s: %v, want the reason", name, err)
 		}
 	}
 	if _, err := e.admin.PutProblem(ctx, "Bad..Id", strings.NewReader(zip)); client.StatusOf(err) != 400 {

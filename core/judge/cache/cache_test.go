@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -179,5 +180,53 @@ func TestRestartKeepsCompleteEntries(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".tmp-leftover")); !os.IsNotExist(err) {
 		t.Fatal("leftover temp dir kept")
+	}
+}
+
+// The cache decides a package's tree with the code the API's upload validation runs
+// (problem.Read): what upload refuses, fetch refuses for the same reason, and what
+// upload accepts, fetch extracts.
+func TestFetchAgreesWithUploadValidation(t *testing.T) {
+	c, _, fs := setup(t, 1<<30)
+	withFiles := func(extra map[string]string) []byte {
+		files := problemtest.APlusB("title: x\n")
+		for n, v := range extra {
+			files[n] = v
+		}
+		return problemtest.Zip(files)
+	}
+	for _, tc := range []struct {
+		name string
+		zip  []byte
+	}{
+		{"file inside a file", withFiles(map[string]string{"a": "x", "a/b": "y"})},
+		{"file inside a test file", withFiles(map[string]string{"tests/2.out/x": "y"})},
+		{"the judge's names", withFiles(map[string]string{".complete": "", ".build/checker.cpp.bin": "evil"})},
+		{"plain", withFiles(nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, uploadErr := problem.ReadBytes(tc.zip, problem.DefaultLimits())
+			sha, err := objstore.PutProblem(context.Background(), fs, tc.zip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, fetchErr := c.Acquire(context.Background(), sha)
+			if uploadErr != nil {
+				if fetchErr == nil || !problem.IsInvalid(fetchErr) || !strings.Contains(fetchErr.Error(), uploadErr.Error()) {
+					t.Fatalf("upload refused it (%v), fetch said %v", uploadErr, fetchErr)
+				}
+				return
+			}
+			if fetchErr != nil {
+				t.Fatalf("upload accepted it, fetch failed: %v", fetchErr)
+			}
+			defer e.Release()
+			if e.Pkg.CaseCount() != 3 {
+				t.Fatalf("cached package has %d cases", e.Pkg.CaseCount())
+			}
+			if _, err := os.Stat(filepath.Join(e.Dir, ".build", "checker.cpp.bin")); !os.IsNotExist(err) {
+				t.Fatalf("a package's entry landed among the judge's artefacts (%v)", err)
+			}
+		})
 	}
 }

@@ -5,14 +5,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // OpenDir describes a package already extracted under dir (a worker's cache entry). It
 // validates the same rules as Read except the zip-specific ones; top-level names that
-// start with '.' are the judge's own (build artefacts, markers) and are ignored.
+// start with '.' are the judge's own (build artefacts, markers) and are ignored, as Read
+// leaves them out (see layout).
 func OpenDir(dir string, lim Limits) (*Package, error) {
-	p := &Package{files: map[string]int64{}, lim: lim}
+	p := &Package{lim: lim}
+	tree := newLayout()
 	err := filepath.WalkDir(dir, func(full string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -25,14 +26,15 @@ func OpenDir(dir string, lim Limits) (*Package, error) {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
-		if !strings.Contains(rel, "/") && strings.HasPrefix(rel, ".") {
+		if judgeOwned(rel) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if d.IsDir() {
-			return nil
+			_, err := tree.addDir(rel)
+			return err
 		}
 		if !d.Type().IsRegular() {
 			return invalid(ErrNotRegular, rel, "mode %v", d.Type())
@@ -41,12 +43,13 @@ func OpenDir(dir string, lim Limits) (*Package, error) {
 		if err != nil {
 			return err
 		}
-		p.files[rel] = info.Size()
-		return nil
+		_, err = tree.addFile(rel, info.Size())
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open package dir: %w", err)
 	}
+	p.files = tree.files
 	if _, ok := p.files["problem.yaml"]; !ok {
 		return nil, invalid(ErrMissingFile, "problem.yaml", "the package has no problem.yaml")
 	}

@@ -96,20 +96,26 @@ func Read(r io.ReaderAt, size int64, lim Limits) (*Package, error) {
 	if len(zr.File) > lim.MaxFiles {
 		return nil, invalid(ErrTooManyFiles, "", "%d entries, the limit is %d", len(zr.File), lim.MaxFiles)
 	}
-	p := &Package{files: map[string]int64{}, zr: zr, lim: lim}
+	p := &Package{zr: zr, lim: lim}
+	tree := newLayout()
 	var total uint64
-	dirs := map[string]bool{}
 	for _, f := range zr.File {
 		name, isDir, err := checkEntry(f)
 		if err != nil {
 			return nil, err
 		}
 		if isDir {
-			dirs[name] = true
+			if _, err := tree.addDir(name); err != nil {
+				return nil, err
+			}
 			continue
 		}
-		if _, dup := p.files[name]; dup || dirs[name] {
-			return nil, invalid(ErrDuplicate, name, "appears twice")
+		kept, err := tree.addFile(name, int64(f.UncompressedSize64))
+		if err != nil {
+			return nil, err
+		}
+		if !kept {
+			continue // the judge's name: never extracted, so never read
 		}
 		if f.UncompressedSize64 > uint64(lim.MaxFileBytes) {
 			return nil, invalid(ErrTooLarge, name, "%d bytes uncompressed, the limit is %d", f.UncompressedSize64, lim.MaxFileBytes)
@@ -127,13 +133,8 @@ func Read(r io.ReaderAt, size int64, lim Limits) (*Package, error) {
 		if err := inflate(f, name, io.Discard); err != nil {
 			return nil, err
 		}
-		p.files[name] = int64(f.UncompressedSize64)
 	}
-	for d := range dirs {
-		if _, clash := p.files[d]; clash {
-			return nil, invalid(ErrDuplicate, d, "is both a file and a directory")
-		}
-	}
+	p.files = tree.files
 	yml, err := p.readSmall("problem.yaml")
 	if err != nil {
 		return nil, err
@@ -329,7 +330,8 @@ func (p *Package) Files() []string {
 }
 
 // Extract writes the package's files under dir (which must exist), checking sizes and
-// CRCs again as it inflates. Only a package from Read can be extracted.
+// CRCs again as it inflates. Only a package from Read can be extracted; Read's layout
+// guarantees that every file can be written.
 func (p *Package) Extract(dir string) error {
 	if p.zr == nil {
 		return errors.New("extract: package was not read from a zip")

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"hash/crc32"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,6 +129,21 @@ func TestReadRejectsHostilePackages(t *testing.T) {
 		{"case in no subtask", withExtra(map[string]string{"problem.yaml": "title: x\nsubtasks: [{score: 100, cases: [1, 2]}]\n"}), ErrBadSubtasks, "case 3"},
 		{"case in two subtasks", withExtra(map[string]string{"problem.yaml": "title: x\nsubtasks: [{score: 50, cases: [1, 2]}, {score: 50, cases: [2, 3]}]\n"}), ErrBadSubtasks, "case 2"},
 		{"missing interactor", withExtra(map[string]string{"problem.yaml": "title: x\ninteractor: inter.cpp\n"}), ErrBadInteractor, "inter.cpp"},
+		// Trees no worker could extract: a name that is both a file and a directory.
+		{"file inside a test file", withExtra(map[string]string{"tests/1.in/x": "y"}), ErrDuplicate, `inside "tests/1.in", which is a file`},
+		{"file inside a file", withExtra(map[string]string{"a": "x", "a/b": "y"}), ErrDuplicate, `inside "a", which is a file`},
+		{"file inside a file, deeper", withExtra(map[string]string{"a": "x", "a/b/c/d": "y"}), ErrDuplicate, `inside "a", which is a file`},
+		{"file after a file inside it", orderedZip(t, "a/b", "a"), ErrDuplicate, "both a file and a directory"},
+		{"file after a file deep inside it", orderedZip(t, "a/b/c", "a/b"), ErrDuplicate, "both a file and a directory"},
+		{"directory entry then a file of its name", orderedZip(t, "a/", "a"), ErrDuplicate, "both a file and a directory"},
+		{"file then a directory entry of its name", orderedZip(t, "a", "a/"), ErrDuplicate, "both a file and a directory"},
+		{"directory entry inside a file", orderedZip(t, "a", "a/b/"), ErrDuplicate, `inside "a", which is a file`},
+		{"problem.yaml as a directory too", orderedZip(t, "problem.yaml/x"), ErrDuplicate, `inside "problem.yaml", which is a file`},
+		{"file twice", orderedZip(t, "notes.txt", "notes.txt"), ErrDuplicate, "appears twice"},
+		// Top-level names starting with '.' are the judge's: left out, so the package
+		// cannot use them.
+		{"checker under a judge-owned name", withExtra(map[string]string{"problem.yaml": "title: x\nchecker: {type: testlib, source: .chk.cpp}\n",
+			".chk.cpp": "int main(){}"}), ErrBadChecker, ".chk.cpp"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,6 +162,63 @@ func TestReadRejectsHostilePackages(t *testing.T) {
 	}
 }
 
+// orderedZip is a valid A+B package followed by extra entries in the given order (a
+// name ending in '/' is a directory entry).
+func orderedZip(t *testing.T, extra ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for n, c := range problemtest.APlusB(aplusbYAML) {
+		w, _ := zw.Create(n)
+		w.Write([]byte(c))
+	}
+	for _, n := range extra {
+		w, err := zw.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(n, "/") {
+			w.Write([]byte("x"))
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestJudgeOwnedNamesAreLeftOut(t *testing.T) {
+	// A zip from a setter's working copy, with names the worker's cache uses itself.
+	b := withExtra(map[string]string{".complete": "", ".build/checker.cpp.bin": "\x7fELF evil", ".DS_Store": "x",
+		".git/config": "x", "docs/.notes": "kept: only the top level is the judge's"})
+	p, err := ReadBytes(b, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := p.Extract(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{".complete", ".build", ".DS_Store", ".git"} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); !os.IsNotExist(err) {
+			t.Fatalf("%s extracted (%v)", n, err)
+		}
+	}
+	q, err := OpenDir(dir, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sortedFiles(q), sortedFiles(p); !slices.Equal(got, want) || !slices.Contains(got, "docs/.notes") {
+		t.Fatalf("OpenDir files %v, Read files %v", got, want)
+	}
+}
+
+func sortedFiles(p *Package) []string {
+	f := p.Files()
+	slices.Sort(f)
+	return f
+}
+
 func TestReadRejectsOversizedArchive(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxZipBytes = 100
@@ -159,6 +233,8 @@ func FuzzRead(f *testing.F) {
 	f.Add(problemtest.Zip(problemtest.APlusB("title: t\nchecker: {type: testlib, source: c.cpp}\nsubtasks: [{score: 1, cases: [1,2,3]}]\n")))
 	f.Add(withExtra(map[string]string{"../x": "y"}))
 	f.Add([]byte("PK\x05\x06" + strings.Repeat("\x00", 18)))
+	f.Add(withExtra(map[string]string{"a": "x", "a/b": "y"}))
+	f.Add(withExtra(map[string]string{"tests/1.in/x": "y", ".complete": "", ".build/c.bin": "z"}))
 	lim := DefaultLimits()
 	lim.MaxTotalBytes = 1 << 20
 	lim.MaxFileBytes = 1 << 20
@@ -179,8 +255,17 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("accepted unsafe path %q", n)
 			}
 		}
-		if err := p.Extract(t.TempDir()); err != nil {
+		// And a worker's cache must extract it and describe it as Read did.
+		dir := t.TempDir()
+		if err := p.Extract(dir); err != nil {
 			t.Fatalf("extract accepted package: %v", err)
+		}
+		q, err := OpenDir(dir, lim)
+		if err != nil {
+			t.Fatalf("reopen extracted package: %v", err)
+		}
+		if !slices.Equal(sortedFiles(q), sortedFiles(p)) || q.CaseCount() != p.CaseCount() || q.Title() != p.Title() {
+			t.Fatalf("reopened %v (%d cases), read %v (%d cases)", sortedFiles(q), q.CaseCount(), sortedFiles(p), p.CaseCount())
 		}
 	})
 }
