@@ -127,8 +127,9 @@ func mkdirs(dirs ...string) error {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			return err
 		}
-		// The sandbox's unprivileged uid writes here; the task dir's parent is private
-		// to the worker.
+		// Runs see it read-only under a writable layer of their own (sandbox.Spec.Dir),
+		// so the mode only matters to what a compile copies back; the task dir's parent
+		// is private to the worker.
 		if err := os.Chmod(d, 0o777); err != nil {
 			return err
 		}

@@ -2,7 +2,9 @@
 // runs so that each run's figures are its own): a memory limit with swap
 // disabled, a pids limit, CPU accounting over all threads, peak memory and the OOM-kill
 // counter, and removal that waits for exiting processes instead of leaking (EBUSY is
-// retried, never ignored).
+// retried, never ignored). After each run the memory charge must drain back to the
+// baseline (Settle, ErrNotDrained: the pool then replaces the slot's cgroup), and a
+// starting pool removes what pools of killed workers left (Manager.ReapSiblings).
 //
 // Both hierarchies are supported and detected at start: cgroup v2 (production, a
 // delegated subtree under systemd with Delegate=yes) and cgroup v1 (older hosts, where
