@@ -1,7 +1,8 @@
 // Package problem reads, validates and describes problem packages: a zip holding
 // problem.yaml and tests/<n>.in, tests/<n>.out (n = 1, 2, …) plus optional checker and
 // interactor sources. Package input is hostile: Read refuses zip bombs, unsafe paths,
-// symlinks and incomplete packages with an *InvalidError that says why.
+// symlinks, trees that cannot be extracted and incomplete packages with an
+// *InvalidError that says why.
 package problem
 
 import (
