@@ -30,6 +30,8 @@ FUZZTIME=${FUZZTIME:-10s}
 . "$ROOT/scripts/throwaway.sh"
 oj_throwaway_stack test minio
 
+echo "== monitoring: promtool check/test rules, metric names (monitoring/check.sh)"
+bash "$ROOT/monitoring/check.sh"
 echo "== go build ${pkgs[*]}"
 go build "${pkgs[@]}"
 echo "== go vet ${pkgs[*]}"
