@@ -5,6 +5,7 @@ package testenv
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -13,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -129,10 +132,11 @@ func Streams(t testing.TB, addr string) *stream.Streams {
 // Stack is a dedicated PostgreSQL + Redis pair for tests that stop, flush or restart
 // them.
 type Stack struct {
-	t           testing.TB
-	script, dir string
-	PostgresURL string
-	RedisAddr   string
+	t            testing.TB
+	script, dir  string
+	pauseCleanup bool
+	PostgresURL  string
+	RedisAddr    string
 }
 
 // NewStack starts a dedicated stack with scripts/stack.sh; it is stopped and removed
@@ -187,3 +191,59 @@ func (s *Stack) StopPostgres() { s.run("pg-stop") }
 
 // StartPostgres starts it again on the same port.
 func (s *Stack) StartPostgres() { s.run("pg-start") }
+
+// PausePostgres freezes the stack's PostgreSQL (SIGSTOP to the postmaster and its
+// processes): statements and new connections hang instead of failing, as with a server
+// that stopped answering. ResumePostgres lets it go on; it also runs when the test ends.
+func (s *Stack) PausePostgres() {
+	s.t.Helper()
+	if !s.pauseCleanup {
+		s.pauseCleanup = true
+		s.t.Cleanup(s.ResumePostgres) // before the stack's own cleanup stops it
+	}
+	s.signalPostgres(syscall.SIGSTOP)
+}
+
+// ResumePostgres undoes PausePostgres.
+func (s *Stack) ResumePostgres() { s.signalPostgres(syscall.SIGCONT) }
+
+func (s *Stack) signalPostgres(sig syscall.Signal) {
+	s.t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.dir, "pg", "postmaster.pid"))
+	if err != nil {
+		s.t.Fatalf("postgres pid: %v", err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		s.t.Fatalf("postgres pid %q: %v", first, err)
+	}
+	for _, p := range append([]int{pid}, childrenOf(pid)...) {
+		if err := syscall.Kill(p, sig); err != nil && err != syscall.ESRCH {
+			s.t.Fatalf("signal %v to postgres process %d: %v", sig, p, err)
+		}
+	}
+}
+
+// childrenOf lists the processes whose parent is ppid, from /proc.
+func childrenOf(ppid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []int
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		fields := strings.Fields(rest)
+		if len(fields) < 2 {
+			continue
+		}
+		if p, err := strconv.Atoi(fields[1]); err == nil && p == ppid {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			out = append(out, pid)
+		}
+	}
+	return out
+}

@@ -200,8 +200,8 @@ func TestHeartbeatAfterCommitIsNoLostLease(t *testing.T) {
 	}
 }
 
-// SIGTERM while PostgreSQL is down: verdicts that cannot be written back, and judging
-// still in flight, do not hold the worker; Run returns once shutdown_grace and
+// SIGTERM while PostgreSQL is down or hangs: verdicts that cannot be written back, and
+// judging still in flight, do not hold the worker; Run returns once shutdown_grace and
 // store_timeout are over, and another worker finishes everything once PostgreSQL is back.
 func TestShutdownDuringPostgresOutage(t *testing.T) {
 	t.Parallel()
@@ -210,9 +210,12 @@ func TestShutdownDuringPostgresOutage(t *testing.T) {
 		// hang says which attempts (1-based, in the order they open the gate) keep judging
 		// until the shutdown grace cancels them; the others answer AC.
 		hang func(n int32) bool
+		// pgHangs freezes PostgreSQL (statements hang) instead of stopping it.
+		pgHangs bool
 	}{
-		{"every verdict waits for PostgreSQL", func(int32) bool { return false }},
-		{"verdicts wait and judging is in flight", func(n int32) bool { return n%2 == 1 }},
+		{"every verdict waits for PostgreSQL", func(int32) bool { return false }, false},
+		{"verdicts wait and judging is in flight", func(n int32) bool { return n%2 == 1 }, false},
+		{"PostgreSQL hangs", func(n int32) bool { return n%2 == 1 }, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -231,7 +234,17 @@ func TestShutdownDuringPostgresOutage(t *testing.T) {
 			go func() { defer close(returned); _ = w.Run(ctx) }()
 			t.Cleanup(func() { cancel(); <-returned })
 			waitFor(t, func() bool { return judge.started.Load() == 4 }) // claimed, judging
-			st.StopPostgres()
+			if tc.pgHangs {
+				st.PausePostgres()
+				probe, cancelProbe := context.WithTimeout(context.Background(), 300*time.Millisecond)
+				_, err := h.db.Exec(probe, `SELECT 1`)
+				cancelProbe()
+				if err == nil {
+					t.Fatal("PostgreSQL still answers while paused")
+				}
+			} else {
+				st.StopPostgres()
+			}
 			close(judge.gate)
 			waitFor(t, func() bool { return judge.opened.Load() == 4 })
 			stopAt := time.Now()
@@ -243,7 +256,11 @@ func TestShutdownDuringPostgresOutage(t *testing.T) {
 				t.Fatal("Run did not return within 30s of the stop with PostgreSQL down (grace 1s, store_timeout 2s)")
 			}
 
-			st.StartPostgres()
+			if tc.pgHangs {
+				st.ResumePostgres()
+			} else {
+				st.StartPostgres()
+			}
 			h.clock = clock.NewFake(time.Now().Add(time.Minute)) // w1's leases have expired
 			h.startWorker(testWorkerConfig("w2"), newScripted(nil))
 			for _, s := range h.waitTerminal(ids, 60*time.Second) {
