@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
 	"oj/core/clock"
@@ -269,6 +270,37 @@ func TestShutdownDuringPostgresOutage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A verdict that cannot be written back because PostgreSQL is away is retried for one
+// lease length at most (the worker's clock): then the worker stops retrying and
+// heartbeating it, and once PostgreSQL is back reclaim judges it again with a new attempt
+// instead of the worker holding it forever.
+func TestStuckWriteBackIsGivenUpToReclaim(t *testing.T) {
+	t.Parallel()
+	st := testenv.NewStack(t)
+	clk := clock.NewFake(time.Now())
+	h := newHarness(t, st.PostgresURL, st.RedisAddr, clk)
+	ids := h.submit(1, job.LaneLight, 3)
+	relayAll(t, h)
+	judge := &gatedJudge{gate: make(chan struct{}), hang: func(int32) bool { return false }, next: newScripted(nil)}
+	m := newWorkerMetrics()
+	cfg := testWorkerConfig("w1")
+	h.run(h.newWorker(cfg, judge, m).Run)
+	waitFor(t, func() bool { return judge.started.Load() == 1 })
+	st.StopPostgres()
+	close(judge.gate)
+	waitFor(t, func() bool { return testutil.ToFloat64(m.Errors.WithLabelValues("finalize")) >= 2 })
+	if n := testutil.ToFloat64(m.InFlight.WithLabelValues("light")); n != 1 {
+		t.Fatalf("in flight while retrying = %v, want 1", n)
+	}
+	clk.Advance(cfg.Lease + time.Second)
+	waitFor(t, func() bool { return testutil.ToFloat64(m.InFlight.WithLabelValues("light")) == 0 })
+	st.StartPostgres()
+	s := h.waitTerminal(ids, 30*time.Second)[ids[0]]
+	if s.State != job.StateFinished || s.Verdict != job.VerdictAC || s.Attempt != 2 || judge.started.Load() != 2 {
+		t.Fatalf("after giving up the write-back: %+v (judged %d times)", s, judge.started.Load())
 	}
 }
 
