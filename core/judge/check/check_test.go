@@ -120,6 +120,11 @@ func TestTestlibMessagesGoToAdminsOnly(t *testing.T) {
 			t.Fatalf("exit %d: %s without a message", c.code, r.Verdict)
 		}
 	}
+	// What PostgreSQL cannot hold never leaves the checker package.
+	r := Testlib(true, ExitWA, nil, []byte("a\x00b\xffc"))
+	if r.CheckerMessage != "a?b?c" {
+		t.Fatalf("checker message %q", r.CheckerMessage)
+	}
 }
 
 func TestTestlibMapping(t *testing.T) {
