@@ -87,6 +87,9 @@ type PendingEntry struct {
 	Deliveries   int64         `json:"deliveries"`
 	// Deleted is true when the entry is pending but no longer in the stream (trimmed).
 	Deleted bool `json:"deleted"`
+	// Malformed says why the entry cannot be a job (see Entry.Malformed); workers drop
+	// such entries, and they must not be handed to PostgreSQL.
+	Malformed string `json:"malformed,omitempty"`
 }
 
 // Pending lists up to count pending entries of lane idle for at least minIdle, with ids
@@ -123,7 +126,8 @@ func (s *Streams) Pending(ctx context.Context, lane job.Lane, minIdle time.Durat
 			out[i].Deleted = true
 			continue
 		}
-		out[i].SubmissionID = toEntry(msgs[0]).SubmissionID
+		e := toEntry(msgs[0])
+		out[i].SubmissionID, out[i].Malformed = e.SubmissionID, e.Malformed
 	}
 	return out, nil
 }

@@ -149,6 +149,15 @@ func TestMalformedEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := check("reclaim", claimed)
+	pel, err := s.Pending(ctx, lane, 0, "-", 10)
+	if err != nil || len(pel) != len(values) {
+		t.Fatalf("pending: %d %v", len(pel), err)
+	}
+	for i, p := range pel {
+		if (p.Malformed == "") != (i == 0) {
+			t.Errorf("pending entry %d: malformed %q", i, p.Malformed)
+		}
+	}
 	if claimed[0].SubmissionID != good {
 		t.Fatalf("good entry: %+v", claimed[0])
 	}
