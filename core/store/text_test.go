@@ -2,11 +2,13 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -143,4 +145,35 @@ func TestPermanentErrors(t *testing.T) {
 	if err := finalizeErr(job.Outcome{Verdict: job.VerdictPC, Cases: []job.CaseResult{{Score: math.Inf(1)}}}); !errors.Is(err, store.ErrUnstorable) {
 		t.Errorf("infinite case score: %v, want ErrUnstorable", err)
 	}
+}
+
+// Whatever a contestant or a checker writes, the store's text and JSON are storable: no
+// NUL, valid UTF-8, and clean text passes unchanged.
+func FuzzStorableText(f *testing.F) {
+	for _, s := range []string{"", "ok", "a\x00b", "\xff\xfe", `\u0000`, "\\\x00", `\\u0000`, "ответ\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		clean := store.Text(s)
+		if strings.IndexByte(clean, 0) >= 0 || !utf8.ValidString(clean) || store.Text(clean) != clean {
+			t.Fatalf("Text(%q) = %q", s, clean)
+		}
+		if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) && clean != s {
+			t.Fatalf("clean text changed: %q -> %q", s, clean)
+		}
+		b, err := store.JSONValue(map[string]string{"message": s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[string]string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("JSON %s: %v", b, err)
+		}
+		if m := back["message"]; strings.IndexByte(m, 0) >= 0 || !utf8.ValidString(m) {
+			t.Fatalf("JSON of %q holds %q", s, m)
+		}
+		if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) && back["message"] != s {
+			t.Fatalf("clean text changed in JSON: %q -> %q", s, back["message"])
+		}
+	})
 }
