@@ -28,7 +28,7 @@ type ProblemVersion struct {
 // first upload) and returns the version number. Concurrent uploads of one problem are
 // serialised by the row lock of the latest_version bump.
 func CreateProblemVersion(ctx context.Context, db DB, pv ProblemVersion) (int, error) {
-	meta, err := json.Marshal(pv.Meta)
+	meta, err := jsonValue(pv.Meta)
 	if err != nil {
 		return 0, fmt.Errorf("create problem version: %w", err)
 	}
@@ -43,7 +43,7 @@ func CreateProblemVersion(ctx context.Context, db DB, pv ProblemVersion) (int, e
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO problem_versions (problem_id, version, sha256, title, time_limit_ms,
 			memory_limit_mb, case_count, meta, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			pv.ProblemID, version, pv.SHA256, pv.Title, pv.TimeLimitMS, pv.MemoryLimitMB, pv.CaseCount, meta, pv.CreatedBy)
+			pv.ProblemID, version, pv.SHA256, Text(pv.Title), pv.TimeLimitMS, pv.MemoryLimitMB, pv.CaseCount, meta, pv.CreatedBy)
 		return err
 	})
 	if err != nil {

@@ -86,6 +86,14 @@ func TestHostileTextIsStorable(t *testing.T) {
 	if err := store.AddAudit(ctx, db, store.Audit{Actor: "admin", Action: "cancel", Params: map[string]any{"id": hostile}}); err != nil {
 		t.Fatalf("audit with a NUL: %v", err)
 	}
+	// A problem setter's title and metadata.
+	if _, err := store.CreateProblemVersion(ctx, db, store.ProblemVersion{ProblemID: "nul", SHA256: strings.Repeat("a", 64),
+		Title: hostile, TimeLimitMS: 1000, MemoryLimitMB: 64, CaseCount: 1, Meta: map[string]any{"checker": hostile}}); err != nil {
+		t.Fatalf("problem with a NUL title: %v", err)
+	}
+	if pv, err := store.LatestProblem(ctx, db, "nul"); err != nil || pv.Title != clean || pv.Meta["checker"] != clean {
+		t.Fatalf("problem: %+v %v", pv, err)
+	}
 }
 
 // What retrying cannot fix is told apart from what it can: data exceptions (class 22),
