@@ -10,16 +10,18 @@ export PATH := $(if $(shell command -v go 2>/dev/null),$(PATH),/usr/local/go/bin
 
 # Passed to the scripts through the environment.
 export PKGS TEST_ARGS FUZZTIME BENCH BENCHTIME BENCH_ARGS PG_PORT REDIS_PORT
+export PREFIX DESTDIR OJ_VERSION
 
 .DEFAULT_GOAL := help
-.PHONY: help run test bench build lint stop clean distclean
+.PHONY: help run test bench build lint stop clean distclean deb install test-vm
 
 help: ## list the targets
 	@echo "oj — make targets:"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
 	@echo
 	@echo "variables: PKGS, TEST_ARGS, FUZZTIME (test); BENCH, BENCHTIME, BENCH_ARGS (bench);"
-	@echo "           PG_PORT, REDIS_PORT (run: ports of the var/stack PostgreSQL and Redis)"
+	@echo "           PG_PORT, REDIS_PORT (run: ports of the var/stack PostgreSQL and Redis);"
+	@echo "           PREFIX, DESTDIR (install); OJ_VERSION (deb)"
 
 run: ## install what is missing, start PostgreSQL + Redis under var/, run ojd all (foreground)
 	@bash scripts/run.sh
@@ -40,6 +42,15 @@ lint: ## gofmt -l (must be empty), go vet, staticcheck when installed
 	go vet ./...
 	@if command -v staticcheck >/dev/null 2>&1; then echo staticcheck ./...; staticcheck ./...; \
 	else echo "(staticcheck not installed: skipped)"; fi
+
+deb: ## build var/deb/oj_VERSION_amd64.deb (cgo binaries, units, /etc/oj/ojd.yaml) with nfpm
+	@bash packaging/build.sh
+
+install: build ## install binaries, units, /etc/oj/ojd.yaml and docs (PREFIX=/usr/local, DESTDIR)
+	@bash packaging/install.sh
+
+test-vm: ## Debian 12 guest (systemd, cgroup v2): .deb, PostgreSQL, Redis, judging, sandbox, reboot
+	@bash scripts/vm/test.sh
 
 stop: ## stop the var/ PostgreSQL + Redis that `make run` started (data kept)
 	@if [ -d var/stack ]; then bash scripts/stack.sh stop --dir var/stack; else echo "no var/stack"; fi
