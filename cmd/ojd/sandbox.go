@@ -105,7 +105,7 @@ The exit code is 0 whenever the sandbox itself worked, whatever the program did.
 	f.IntVar(&pids, "pids", 64, "processes + threads limit")
 	f.StringVar(&output, "output", "64MiB", "output limit: stdout, stderr and each file written")
 	f.StringVar(&stdin, "stdin", "", "file to use as standard input (default /dev/null)")
-	f.StringVar(&dir, "dir", "", "host directory mounted as the writable work dir /w (default: an empty tmpfs)")
+	f.StringVar(&dir, "dir", "", "host directory the program sees as its work dir /w; what it writes there is copied back after the run (default: an empty tmpfs)")
 	return cmd
 }
 
