@@ -29,7 +29,7 @@ type Pool struct {
 	mu      sync.Mutex
 	closed  bool
 	running sync.WaitGroup
-	leaked  []*cgroup.Group // cgroups whose removal failed; retried by Close
+	leaked  []cgroup.Group // cgroups whose removal failed; retried by Close
 
 	reaped  []string // cgroups of dead pools removed at start
 	reapErr error
@@ -47,7 +47,7 @@ func (p *Pool) Reaped() ([]string, error) { return p.reaped, p.reapErr }
 type slot struct {
 	id     int
 	ns     *ns.Slot
-	cg     *cgroup.Group
+	cg     cgroup.Group
 	uid    int
 	extras []string
 	gen    int  // how many times the slot's cgroup was replaced, for its name

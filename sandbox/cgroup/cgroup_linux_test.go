@@ -120,7 +120,7 @@ func TestRealGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	for _, d := range g.dirs {
+	for _, d := range dirsOf(g) {
 		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(itoa(cmd.Process.Pid)), 0); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestRealGroup(t *testing.T) {
 	if err := g.Destroy(); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range g.dirs {
+	for _, d := range dirsOf(g) {
 		if _, err := os.Stat(d); err == nil {
 			t.Errorf("%s still exists", d)
 		}
@@ -165,7 +165,7 @@ func TestV2GroupOnUnifiedMount(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g := &Group{v2: true, dirs: map[string]string{"": dir}}
+	g := &v2Group{node: &node{dirs: map[string]string{"": dir}}}
 	defer g.Destroy()
 	f, err := os.Open(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
@@ -198,6 +198,19 @@ func TestV2GroupOnUnifiedMount(t *testing.T) {
 	if err := g.Destroy(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// dirsOf returns the directories of a group a Manager created.
+func dirsOf(g Group) map[string]string {
+	switch g := g.(type) {
+	case *v1Group:
+		return g.dirs
+	case *v2Group:
+		return g.dirs
+	case *v2LeafGroup:
+		return g.dirs
+	}
+	return nil
 }
 
 func itoa(n int) string { return fmtInt(n) }

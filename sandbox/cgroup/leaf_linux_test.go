@@ -500,7 +500,7 @@ func TestPerRunLeafWaitsOutEBUSY(t *testing.T) {
 	if err := g.Settle(); err == nil || !errors.Is(err, syscall.EBUSY) {
 		t.Fatalf("Settle of a stuck leaf: %v", err)
 	}
-	if g.run == nil {
+	if g.(*v2LeafGroup).run == nil {
 		t.Fatal("a stuck leaf was forgotten")
 	}
 	if err := g.Reset(lim); err == nil {
@@ -712,7 +712,7 @@ func TestV2PerRunLeafOnUnifiedMount(t *testing.T) {
 	if err := g.Reset(Limits{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.run.Kill(); err != nil {
+	if err := g.(*v2LeafGroup).run.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Abort(); err != nil {

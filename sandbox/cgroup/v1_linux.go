@@ -1,0 +1,153 @@
+package cgroup
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// v1Group is a cgroup v1 group: one directory in each of the memory, cpuacct and pids
+// hierarchies, reset in place between runs (v1 counters can all be restarted by a
+// write, except the OOM-kill count, which Reset records).
+type v1Group struct {
+	*node
+	applied    Limits
+	hasApplied bool
+	base       baseline
+}
+
+func newV1Group(n *node) (*v1Group, error) {
+	if err := n.openCPU("cpuacct", "cpuacct.usage"); err != nil {
+		return nil, err
+	}
+	return &v1Group{node: n}, nil
+}
+
+// apply sets the group's memory (swap disabled) and pids limits.
+func (g *v1Group) apply(lim Limits) error {
+	mem := strconv.FormatInt(lim.Memory, 10)
+	if lim.Memory > 0 {
+		if g.has("memory", "memory.memsw.limit_in_bytes") {
+			// memory+swap must stay ≥ memory at every step, whichever way the limit
+			// moves: lift it, set memory, then pin it to memory.
+			for _, w := range [][2]string{{"memory.memsw.limit_in_bytes", "-1"}, {"memory.limit_in_bytes", mem}, {"memory.memsw.limit_in_bytes", mem}} {
+				if err := g.put("memory", w[0], w[1]); err != nil {
+					return err
+				}
+			}
+		} else {
+			if err := g.put("memory", "memory.limit_in_bytes", mem); err != nil {
+				return err
+			}
+			_ = g.put("memory", "memory.swappiness", "0")
+		}
+	}
+	if err := g.put("pids", "pids.max", pidsMax(lim)); err != nil {
+		return err
+	}
+	g.applied, g.hasApplied = lim, true
+	return nil
+}
+
+// pidsMax is lim's pids.max value.
+func pidsMax(lim Limits) string {
+	if lim.Pids > 0 {
+		return strconv.FormatInt(lim.Pids, 10)
+	}
+	return "max"
+}
+
+// Reset implements Group: CPU, peak memory and failcnt restart at 0.
+func (g *v1Group) Reset(lim Limits) error {
+	if !g.hasApplied || lim != g.applied {
+		if err := g.apply(lim); err != nil {
+			return err
+		}
+	}
+	g.base = baseline{}
+	for _, r := range [][2]string{{"cpuacct", "cpuacct.usage"}, {"memory", "memory.max_usage_in_bytes"}, {"memory", "memory.failcnt"}} {
+		if err := g.put(r[0], r[1], "0"); err != nil {
+			return fmt.Errorf("reset %w", err)
+		}
+	}
+	if v, err := g.get("memory", "memory.oom_control"); err == nil {
+		g.base.oomKills, _ = flatKeyed(v, "oom_kill")
+	}
+	v, err := g.get("memory", "memory.usage_in_bytes")
+	if err != nil {
+		return err
+	}
+	g.base.usage, _ = parseInt(v)
+	return nil
+}
+
+// ProcsFiles implements Group.
+func (g *v1Group) ProcsFiles() ([]*os.File, error) { return g.procsFiles() }
+
+// CPU implements Group: cpuacct.usage, in nanoseconds since Reset.
+func (g *v1Group) CPU() (time.Duration, error) {
+	v, err := g.readCPU()
+	if err != nil {
+		return 0, err
+	}
+	ns, err := parseInt(v)
+	return time.Duration(ns), err
+}
+
+// Stats implements Group.
+func (g *v1Group) Stats() (Stats, error) {
+	var s Stats
+	var err error
+	if s.CPU, err = g.CPU(); err != nil {
+		return s, err
+	}
+	v, err := g.get("memory", "memory.max_usage_in_bytes")
+	if err != nil {
+		return s, fmt.Errorf("read memory peak: %w", err)
+	}
+	s.MemoryPeak, _ = parseInt(v)
+	if v, err := g.get("memory", "memory.oom_control"); err == nil {
+		s.OOMKills, _ = flatKeyed(v, "oom_kill")
+	}
+	if v, err := g.get("memory", "memory.failcnt"); err == nil {
+		s.LimitHits, _ = parseInt(v)
+	}
+	return g.base.since(s), nil
+}
+
+// Settle implements Group.
+func (g *v1Group) Settle() error { return settle(g) }
+
+// Abort implements Group: nothing to do for a group reset in place.
+func (g *v1Group) Abort() error { return nil }
+
+// Kill implements Group: v1 has no cgroup.kill.
+func (g *v1Group) Kill() error { return g.killListed() }
+
+// Destroy implements Group.
+func (g *v1Group) Destroy() error { return g.destroy(g.Kill, nil) }
+
+// empty reads the pids hierarchy's pids.current through a descriptor kept open (a kept
+// v1 cgroup.procs does not see later changes): it counts every task of a run, as a
+// child joins all hierarchies before exec, and one that fails to exits.
+func (g *v1Group) empty() bool {
+	v, err := g.get("pids", "pids.current")
+	n, perr := parseInt(v)
+	return err == nil && perr == nil && n == 0
+}
+
+func (g *v1Group) charge() (int64, error) { return g.charged("memory", "memory.usage_in_bytes") }
+
+// reclaim is memory.force_empty, only possible with no task in the group.
+func (g *v1Group) reclaim(int64) { _ = g.put("memory", "memory.force_empty", "0") }
+
+func (g *v1Group) pageCache() (int64, error) {
+	v, err := g.get("memory", "memory.stat")
+	if err != nil {
+		return 0, err
+	}
+	cache, _ := flatKeyed(v, "cache") // tmpfs included, as shmem
+	shmem, _ := flatKeyed(v, "shmem")
+	return max(0, cache-shmem), nil
+}
