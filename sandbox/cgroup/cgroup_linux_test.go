@@ -151,55 +151,6 @@ func TestRealGroup(t *testing.T) {
 	}
 }
 
-// TestV2GroupOnUnifiedMount exercises the v2 code (cpu.stat, cgroup.kill, removal) on
-// the controller-less cgroup2 mount of a hybrid host, as far as that allows.
-func TestV2GroupOnUnifiedMount(t *testing.T) {
-	root := "/sys/fs/cgroup/unified"
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	if _, err := os.Stat(filepath.Join(root, "cgroup.procs")); err != nil {
-		t.Skip("no cgroup2 mount at " + root)
-	}
-	dir := filepath.Join(root, "oj-test-v2")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	g := &v2Group{node: &node{dirs: map[string]string{"": dir}}}
-	defer g.Destroy()
-	f, err := os.Open(filepath.Join(dir, "cpu.stat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.cpu = f
-	// No memory or pids controller on this mount: limits cannot be applied here.
-	cmd := exec.Command("sh", "-c", "while :; do :; done")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	procs, err := g.ProcsFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := procs[0].WriteString(itoa(cmd.Process.Pid)); err != nil {
-		t.Fatal(err)
-	}
-	procs[0].Close()
-	time.Sleep(200 * time.Millisecond)
-	// Without the cpu controller usage_usec may lag; the parse must work.
-	if cpu, err := g.CPU(); err != nil || cpu < 0 {
-		t.Fatalf("v2 cpu %v, %v", cpu, err)
-	}
-	if err := g.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if err := g.Destroy(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // dirsOf returns the directories of a group a Manager created.
 func dirsOf(g Group) map[string]string {
 	switch g := g.(type) {
