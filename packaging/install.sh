@@ -67,7 +67,7 @@ f 0644 packaging/copyright "$DOCDIR/copyright"
 gzip -9n <packaging/changelog >"$DESTDIR$DOCDIR/changelog.gz"
 chmod 0644 "$DESTDIR$DOCDIR/changelog.gz"
 for r in runbooks/*.md; do f 0644 "$r" "$DOCDIR/runbooks/$(basename "$r")"; done
-for m in monitoring/*; do f 0644 "$m" "$DOCDIR/monitoring/$(basename "$m")"; done
+for m in monitoring/oj-alerts.yml monitoring/grafana-dashboard.json; do f 0644 "$m" "$DOCDIR/monitoring/$(basename "$m")"; done
 f 0644 systemd/crontab.example "$DOCDIR/examples/crontab.example"
 f 0644 packaging/ojd.yaml "$DOCDIR/examples/ojd.yaml"
 f 0644 packaging/ojd.env.example "$DOCDIR/examples/ojd.env"

@@ -209,7 +209,8 @@ S=$RUN/src
 printf '#include <cstdio>\nint main(){long long a,b;if(scanf("%%lld %%lld",&a,&b)!=2)return 1;printf("%%lld\\n",a+b);}\n' >"$S/ac.cpp"
 printf '#include <cstdio>\nint main(){long long a,b;if(scanf("%%lld %%lld",&a,&b)!=2)return 1;printf("%%lld\\n",a-b);}\n' >"$S/wa.cpp"
 printf 'int main(){volatile unsigned long x=0;for(;;)x++;}\n' >"$S/tle.cpp"
-printf '#include <cstdio>\n#include <cstdlib>\n#include <cstring>\nint main(){size_t n=256u<<20;char*p=(char*)malloc(n);if(!p)return 3;memset(p,1,n);printf("%%d\\n",p[n-1]);}\n' >"$S/mle.cpp"
+# 256 MiB touched page by page under a 64 MiB limit; the sum keeps -O2 from eliding it.
+printf '#include <cstdio>\n#include <vector>\nint main(){long long a,b,s=0;if(scanf("%%lld %%lld",&a,&b)!=2)return 1;std::vector<char> v((size_t)256<<20);for(size_t i=0;i<v.size();i+=4096)v[i]=(char)(a+i);for(size_t i=0;i<v.size();i+=4096)s+=v[i];printf("%%lld\\n",a+b+(s==-1));}\n' >"$S/mle.cpp"
 printf 'int main( { return 0; }\n' >"$S/ce.cpp"
 printf 'a, b = map(int, input().split())\nprint(a + b)\n' >"$S/ac.py"
 printf 'a, b = map(int, input().split())\nprint(a - b)\n' >"$S/wa.py"
