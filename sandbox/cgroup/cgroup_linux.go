@@ -48,7 +48,7 @@ type Manager struct {
 	mu      sync.Mutex
 
 	// perRun (v2): memory.peak cannot be restarted, so groups give each run a fresh
-	// leaf (see Group); perRunWhy says what the probe found.
+	// leaf (v2LeafGroup); perRunWhy says what the probe found.
 	perRun    bool
 	perRunWhy string
 }

@@ -74,24 +74,30 @@ func (m *Manager) New(name string, lim Limits) (Group, error) {
 // Create creates the cgroup name without limits, of the kind the Manager detected;
 // Reset sets them.
 func (m *Manager) Create(name string) (Group, error) {
-	n, err := m.newNode(name)
-	if err != nil {
-		return nil, err
-	}
-	var g Group
-	switch {
-	case !m.v2:
-		g, err = newV1Group(n)
-	case m.perRun:
-		g, err = newV2LeafGroup(n)
-	default:
-		g, err = newV2Group(n)
+	n := &node{fs: m.ops(), dirs: map[string]string{}, files: map[string]cgFile{}}
+	g, ready := m.kind(n)
+	err := n.mkdirs(m.parents, name)
+	if err == nil {
+		err = ready()
 	}
 	if err != nil {
-		_ = n.destroy(n.killListed, nil)
+		_ = g.Destroy() // what was created goes, as it would with the group
 		return nil, err
 	}
 	return g, nil
+}
+
+// kind returns the group of the Manager's kind on n, and what readies it once n's
+// directories exist. It is the one place that looks at the hierarchy and the probe.
+func (m *Manager) kind(n *node) (Group, func() error) {
+	switch {
+	case !m.v2:
+		return &v1Group{node: n}, func() error { return n.openCPU("cpuacct", "cpuacct.usage") }
+	case m.perRun:
+		// A parent only: its runs' leaves get the controllers, no process lives here.
+		return &v2LeafGroup{node: n}, func() error { return enableAvailable(n.ops(), n.dirs[""]) }
+	}
+	return &v2Group{node: n}, func() error { return n.openCPU("", "cpu.stat") }
 }
 
 // baseline holds the counters that cannot be reset, read by Reset; Stats reports the

@@ -48,14 +48,6 @@ type v2LeafGroup struct {
 	run *v2Group
 }
 
-func newV2LeafGroup(n *node) (*v2LeafGroup, error) {
-	// A parent only: its runs' leaves get the controllers, no process lives here.
-	if err := enableAvailable(n.ops(), n.dirs[""]); err != nil {
-		return nil, err
-	}
-	return &v2LeafGroup{node: n}, nil
-}
-
 // Reset implements Group: it creates the run's leaf with lim, after removing one an
 // earlier run left.
 func (g *v2LeafGroup) Reset(lim Limits) error {

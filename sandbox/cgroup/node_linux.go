@@ -28,18 +28,17 @@ type node struct {
 	gone bool
 }
 
-// newNode creates the directory name under each parent of m.
-func (m *Manager) newNode(name string) (*node, error) {
-	n := &node{fs: m.ops(), dirs: map[string]string{}, files: map[string]cgFile{}}
-	for c, p := range m.parents {
+// mkdirs creates the directory name under each parent (controller → dir), recording
+// each one made so that destroy removes it whatever fails after.
+func (n *node) mkdirs(parents map[string]string, name string) error {
+	for c, p := range parents {
 		d := filepath.Join(p, name)
-		if err := n.fs.Mkdir(d); err != nil {
-			_ = n.destroy(n.killListed, nil)
-			return nil, fmt.Errorf("create cgroup: %w", err)
+		if err := n.ops().Mkdir(d); err != nil {
+			return fmt.Errorf("create cgroup: %w", err)
 		}
 		n.dirs[c] = d
 	}
-	return n, nil
+	return nil
 }
 
 // openCPU opens controller c's CPU usage file for polling.

@@ -71,11 +71,7 @@ func (m *Manager) reapTree(dir string, depth int) error {
 	}
 	// A Group of one directory: Destroy kills what is left (cgroup.kill or the pids of
 	// cgroup.procs) and waits out EBUSY while those processes exit.
-	n := &node{fs: m.ops(), dirs: map[string]string{"": dir}}
-	var g Group = &v1Group{node: n}
-	if m.v2 {
-		g = &v2Group{node: n}
-	}
+	g, _ := m.kind(&node{fs: m.ops(), dirs: map[string]string{"": dir}})
 	if err := g.Destroy(); err != nil {
 		return fmt.Errorf("reap %w", err)
 	}

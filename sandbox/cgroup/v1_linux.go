@@ -17,13 +17,6 @@ type v1Group struct {
 	base       baseline
 }
 
-func newV1Group(n *node) (*v1Group, error) {
-	if err := n.openCPU("cpuacct", "cpuacct.usage"); err != nil {
-		return nil, err
-	}
-	return &v1Group{node: n}, nil
-}
-
 // apply sets the group's memory (swap disabled) and pids limits.
 func (g *v1Group) apply(lim Limits) error {
 	mem := strconv.FormatInt(lim.Memory, 10)

@@ -20,13 +20,6 @@ type v2Group struct {
 	base       baseline
 }
 
-func newV2Group(n *node) (*v2Group, error) {
-	if err := n.openCPU("", "cpu.stat"); err != nil {
-		return nil, err
-	}
-	return &v2Group{node: n}, nil
-}
-
 // apply sets the group's memory (swap disabled) and pids limits.
 func (g *v2Group) apply(lim Limits) error {
 	if lim.Memory > 0 {
