@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -51,22 +50,6 @@ func queryInt(r *http.Request, name string, def, max int64) (int64, error) {
 		n = max
 	}
 	return n, nil
-}
-
-// addAudit records an admin action (invariant 8). The action already happened, so a
-// failure here is logged loudly rather than turned into an error answer that would make
-// the operator repeat it.
-func (s *Server) addAudit(r *http.Request, tok *store.Token, action string, dryRun bool, params, counts map[string]any) {
-	ctx := context.WithoutCancel(r.Context())
-	a := store.Audit{Actor: tok.Name, Action: action, DryRun: dryRun, Params: params, Counts: counts}
-	var err error
-	for try := 0; try < 3; try++ {
-		if err = store.AddAudit(ctx, s.d.DB, a); err == nil {
-			return
-		}
-	}
-	s.log.Error("audit row lost", "action", action, "actor", tok.Name, "dry_run", dryRun, "params", params,
-		"counts", counts, "err", err, "trace_id", infoFrom(r.Context()).traceID)
 }
 
 // audit is GET /admin/v1/audit?limit=: the newest audit rows.

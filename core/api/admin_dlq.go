@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"oj/core/api/wire"
+	"oj/core/ops"
 	"oj/core/store"
 )
 
@@ -92,19 +93,13 @@ func deadLetterWire(d store.DeadLetter) wire.DeadLetter {
 	return wire.DeadLetter{SubmissionID: d.SubmissionID, Lane: d.Lane, Attempts: d.Attempts, LastError: d.LastError, DeadSince: d.DeadSince}
 }
 
-// replayBatch is how many dead letters one replay transaction requeues.
-const replayBatch = 500
-
-// replay is POST /admin/v1/dlq/replay: {"ids":[…]} or {"all":true}, with dry_run. Each
-// replayed submission gets a fresh failure budget and a new attempt through the outbox
-// (store.Requeue), never a raw XADD; its dead letter is removed and its history keeps
-// the record with the admin's name.
+// replay is POST /admin/v1/dlq/replay: {"ids":[…]} or {"all":true}, with dry_run: a new
+// attempt through the outbox, never a raw XADD (ops.Replay).
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	var req wire.ReplayRequest
 	if err := decodeAdmin(w, r, &req); err != nil {
 		return err
 	}
-	req.DryRun = req.DryRun || queryDryRun(r)
 	if req.All == (len(req.IDs) > 0) {
 		return errorf(http.StatusBadRequest, codeBadRequest, `give either "ids" or "all": true`)
 	}
@@ -113,54 +108,11 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token
 			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id", id)
 		}
 	}
-	ctx := r.Context()
-	now := s.clock.Now()
-	res := wire.ReplayResult{DryRun: req.DryRun}
-	var failure error
-	if req.All {
-		var since time.Time
-		after := ""
-		for {
-			page, err := store.ListDeadLetters(ctx, s.d.DB, replayBatch, since, after)
-			if err != nil {
-				failure = err
-				break
-			}
-			if len(page) == 0 {
-				break
-			}
-			ids := make([]string, len(page))
-			for i, d := range page {
-				ids[i] = d.SubmissionID
-			}
-			res.Requested += len(ids)
-			n, err := store.Requeue(ctx, s.d.DB, ids, "", "replayed", tok.Name, req.DryRun, now)
-			if err != nil {
-				failure = err
-				break
-			}
-			res.Replayed += n
-			since, after = page[len(page)-1].DeadSince, page[len(page)-1].SubmissionID
-			if len(page) < replayBatch {
-				break
-			}
-		}
-	} else {
-		res.Requested = len(req.IDs)
-		for i := 0; i < len(req.IDs) && failure == nil; i += replayBatch {
-			n, err := store.Requeue(ctx, s.d.DB, req.IDs[i:min(i+replayBatch, len(req.IDs))], "", "replayed", tok.Name, req.DryRun, now)
-			res.Replayed += n
-			failure = err
-		}
+	or := s.opsRequest(r, tok, req.DryRun)
+	c, err := s.ops.Replay(r.Context(), or, ops.ReplayParams{IDs: req.IDs, All: req.All})
+	if err != nil {
+		return unavailable("replay", err)
 	}
-	counts := map[string]any{"requested": res.Requested, "replayed": res.Replayed}
-	if failure != nil {
-		counts["error"] = failure.Error()
-	}
-	s.addAudit(r, tok, "dlq_replay", req.DryRun, map[string]any{"ids": req.IDs, "all": req.All}, counts)
-	if failure != nil {
-		return unavailable("replay", failure)
-	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested, Replayed: c.Replayed})
 	return nil
 }

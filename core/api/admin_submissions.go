@@ -2,12 +2,12 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
 
 	"oj/core/api/wire"
-	"oj/core/job"
 	"oj/core/store"
 )
 
@@ -27,120 +27,72 @@ func (s *Server) adminSubmission(r *http.Request) (*store.Submission, error) {
 
 // rejudgeSubmission is POST /admin/v1/submissions/{id}/rejudge: a judged (or dead, or
 // canceled) submission goes back to the queue on the low-priority rejudge lane, through
-// the outbox. 409 while it is still queued or running.
+// the outbox (ops.RejudgeSubmission). 409 while it is still queued or running.
 func (s *Server) rejudgeSubmission(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	var req wire.ActionRequest
 	if err := decodeAdmin(w, r, &req); err != nil {
 		return err
 	}
-	req.DryRun = req.DryRun || queryDryRun(r)
-	sub, err := s.adminSubmission(r)
+	id := r.PathValue("id")
+	infoFrom(r.Context()).submissionID = id
+	or := s.opsRequest(r, tok, req.DryRun)
+	c, err := s.ops.RejudgeSubmission(r.Context(), or, id)
 	if err != nil {
-		return err
+		return opsError("rejudge", err, "submission "+id+" not found")
 	}
-	if !job.Requeueable(sub.State) {
-		return errorf(http.StatusConflict, codeConflict, "submission %s is %s: only a finished, dead or canceled submission can be rejudged", sub.ID, sub.State)
-	}
-	n, err := store.Requeue(r.Context(), s.d.DB, []string{sub.ID}, job.LaneRejudge, "rejudged", tok.Name, req.DryRun, s.clock.Now())
-	s.addAudit(r, tok, "rejudge", req.DryRun, map[string]any{"submission_id": sub.ID}, countsOrError(map[string]any{"rejudged": n}, err))
-	if err != nil {
-		return unavailable("rejudge", err)
-	}
-	writeJSON(w, http.StatusOK, wire.RejudgeResult{DryRun: req.DryRun, Rejudged: n, Requested: 1})
+	writeJSON(w, http.StatusOK, wire.RejudgeResult{DryRun: or.DryRun, Rejudged: c.Rejudged, Requested: c.Requested})
 	return nil
 }
 
 // rejudgeProblem is POST /admin/v1/problems/{id}/rejudge: every judged submission of the
-// problem goes to the rejudge lane, in batches, each its own transaction.
+// problem goes to the rejudge lane, in batches (ops.RejudgeProblem).
 func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	var req wire.ActionRequest
 	if err := decodeAdmin(w, r, &req); err != nil {
 		return err
 	}
-	req.DryRun = req.DryRun || queryDryRun(r)
 	id := r.PathValue("id")
-	ctx := r.Context()
 	if !problemID.MatchString(id) {
 		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
 	}
-	if _, err := store.LatestProblem(ctx, s.d.DB, id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
-		}
-		return unavailable("rejudge", err)
+	or := s.opsRequest(r, tok, req.DryRun)
+	c, err := s.ops.RejudgeProblem(r.Context(), or, id)
+	if err != nil {
+		return opsError("rejudge", err, fmt.Sprintf("unknown problem %q", id))
 	}
-	res := wire.RejudgeResult{DryRun: req.DryRun}
-	now := s.clock.Now()
-	after := ""
-	var failure error
-	for {
-		ids, err := store.ProblemSubmissions(ctx, s.d.DB, id, after, replayBatch)
-		if err != nil {
-			failure = err
-			break
-		}
-		if len(ids) == 0 {
-			break
-		}
-		res.Requested += len(ids)
-		n, err := store.Requeue(ctx, s.d.DB, ids, job.LaneRejudge, "rejudged", tok.Name, req.DryRun, now)
-		if err != nil {
-			failure = err
-			break
-		}
-		res.Rejudged += n
-		after = ids[len(ids)-1]
-		if len(ids) < replayBatch {
-			break
-		}
-	}
-	s.addAudit(r, tok, "rejudge_problem", req.DryRun, map[string]any{"problem_id": id},
-		countsOrError(map[string]any{"requested": res.Requested, "rejudged": res.Rejudged}, failure))
-	if failure != nil {
-		return unavailable("rejudge", failure)
-	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, wire.RejudgeResult{DryRun: or.DryRun, Rejudged: c.Rejudged, Requested: c.Requested})
 	return nil
 }
 
-func countsOrError(c map[string]any, err error) map[string]any {
-	if err != nil {
-		c["error"] = err.Error()
-	}
-	return c
-}
-
 // cancel is POST /admin/v1/submissions/{id}/cancel: a queued or running submission is
-// canceled and its attempt bumped, so a late result of the running attempt is fenced off
-// (invariant 4). 409 when it is already terminal.
+// canceled and its attempt bumped, so a late result is fenced off (invariant 4;
+// ops.Cancel). 409 when it is already terminal.
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	var req wire.ActionRequest
 	if err := decodeAdmin(w, r, &req); err != nil {
 		return err
 	}
-	req.DryRun = req.DryRun || queryDryRun(r)
-	sub, err := s.adminSubmission(r)
+	id := r.PathValue("id")
+	infoFrom(r.Context()).submissionID = id
+	or := s.opsRequest(r, tok, req.DryRun)
+	c, err := s.ops.Cancel(r.Context(), or, id)
 	if err != nil {
-		return err
+		return opsError("cancel", err, "submission "+id+" not found")
 	}
-	ok, err := store.Cancel(r.Context(), s.d.DB, sub.ID, tok.Name, req.DryRun, s.clock.Now())
-	n := 0
-	if ok {
-		n = 1
-	}
-	switch {
-	case errors.Is(err, store.ErrConflict):
-		s.addAudit(r, tok, "cancel", req.DryRun, map[string]any{"submission_id": sub.ID}, map[string]any{"canceled": 0, "refused": err.Error()})
-		return errorf(http.StatusConflict, codeConflict, "%s", strings.TrimPrefix(err.Error(), "cancel: "))
-	case errors.Is(err, store.ErrNotFound):
-		return errorf(http.StatusNotFound, codeNotFound, "submission %s not found", sub.ID)
-	}
-	s.addAudit(r, tok, "cancel", req.DryRun, map[string]any{"submission_id": sub.ID}, countsOrError(map[string]any{"canceled": n}, err))
-	if err != nil {
-		return unavailable("cancel", err)
-	}
-	writeJSON(w, http.StatusOK, wire.CancelResult{DryRun: req.DryRun, Canceled: n})
+	writeJSON(w, http.StatusOK, wire.CancelResult{DryRun: or.DryRun, Canceled: c.Canceled})
 	return nil
+}
+
+// opsError answers an admin action's error: 404 (with notFound) for what does not exist,
+// 409 for a refusal, 503 for the rest.
+func opsError(what string, err error, notFound string) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errorf(http.StatusNotFound, codeNotFound, "%s", notFound)
+	case errors.Is(err, store.ErrConflict):
+		return errorf(http.StatusConflict, codeConflict, "%s", strings.TrimPrefix(err.Error(), what+": "))
+	}
+	return unavailable(what, err)
 }
 
 // trace is GET /admin/v1/submissions/{id}/trace: the submission, its history and each
@@ -159,7 +111,7 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, tok *store.Token)
 		LeaseUntil: sub.LeaseUntil, LastError: sub.LastError, TraceID: sub.TraceID, QueuedAt: sub.QueuedAt,
 		StartedAt: sub.StartedAt}, Events: make([]wire.TraceEvent, 0, len(hist))}
 	for _, h := range hist {
-		out.Events = append(out.Events, wire.TraceEvent{At: h.At, Event: h.Event, Attempt: h.Attempt,
+		out.Events = append(out.Events, wire.TraceEvent{At: h.At, Event: string(h.Event), Attempt: h.Attempt,
 			Worker: h.Worker, Actor: h.Actor, Detail: h.Detail})
 	}
 	out.Attempts = attempts(hist)
@@ -184,7 +136,7 @@ func attempts(hist []store.History) []wire.TraceAttempt {
 	for _, h := range hist {
 		at := h.At
 		switch h.Event {
-		case "claimed":
+		case store.EventClaimed:
 			a := &wire.TraceAttempt{Attempt: h.Attempt, Worker: h.Worker, ClaimedAt: &at,
 				Reclaimed: strings.HasPrefix(h.Detail, "reclaimed")}
 			if prev, ok := byNum[h.Attempt-1]; ok && prev.EndedAt == nil && a.Reclaimed {
@@ -192,16 +144,16 @@ func attempts(hist []store.History) []wire.TraceAttempt {
 			}
 			byNum[h.Attempt] = a
 			order = append(order, h.Attempt)
-		case "finished", "retry", "dead", "given_back", "canceled":
+		case store.EventFinished, store.EventRetry, store.EventDead, store.EventGivenBack, store.EventCanceled:
 			a, ok := byNum[h.Attempt]
-			if !ok && h.Event == "canceled" {
+			if !ok && h.Event == store.EventCanceled {
 				a, ok = byNum[h.Attempt-1] // cancel bumps the attempt it fences off
 			}
 			if !ok || a.EndedAt != nil {
 				continue
 			}
-			a.EndedAt, a.Outcome = &at, h.Event
-			if h.Event == "finished" {
+			a.EndedAt, a.Outcome = &at, string(h.Event)
+			if h.Event == store.EventFinished {
 				a.Verdict = h.Detail
 			} else {
 				a.Error = h.Detail

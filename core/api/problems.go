@@ -9,6 +9,7 @@ import (
 	"oj/core/api/wire"
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
+	"oj/core/ops"
 	"oj/core/store"
 )
 
@@ -57,10 +58,21 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	if err != nil {
 		return unavailable("read problem", err)
 	}
-	s.addAudit(r, tok, "problem_push", false, map[string]any{"problem_id": id, "sha256": sha},
-		map[string]any{"version": latest.Version, "cases": latest.CaseCount})
+	s.ops.Record(r.Context(), ops.Request{Actor: tok.Name, TraceID: infoFrom(r.Context()).traceID}, ops.ActionProblemPush,
+		pushParams{ProblemID: id, SHA256: sha}, pushCounts{Version: latest.Version, Cases: latest.CaseCount}, nil)
 	writeJSON(w, http.StatusCreated, problemWire(latest))
 	return nil
+}
+
+// pushParams and pushCounts are a problem upload's audit row.
+type pushParams struct {
+	ProblemID string `json:"problem_id"`
+	SHA256    string `json:"sha256"`
+}
+
+type pushCounts struct {
+	Version int `json:"version"`
+	Cases   int `json:"cases"`
 }
 
 // getProblem is GET /api/v1/problems/{id}: the latest version's description.

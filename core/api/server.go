@@ -26,6 +26,7 @@ import (
 	"oj/core/judge/lang"
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
+	"oj/core/ops"
 	"oj/core/stream"
 )
 
@@ -55,6 +56,7 @@ type Server struct {
 	buckets *buckets
 	backlog *backlog
 	auth    *authCache
+	ops     *ops.Ops
 	once    sync.Once
 	// closing is closed when the server shuts down: waits and event streams end early.
 	closing   chan struct{}
@@ -70,19 +72,41 @@ func New(cfg Config, d Deps) *Server {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	if d.Registerer == nil {
-		d.Registerer = prometheus.NewRegistry()
-	}
-	if d.Gatherer == nil {
-		d.Gatherer = prometheus.NewRegistry()
-	}
+	d.Registerer, d.Gatherer = registries(d.Registerer, d.Gatherer)
 	s := &Server{cfg: cfg, lim: cfg.Limits, d: d, log: d.Log, clock: d.Clock, closing: make(chan struct{})}
 	s.metrics = newMetrics(d.Registerer)
 	s.hub = newHub(d.DB, d.Log)
 	s.buckets = newBuckets(cfg.Limits)
 	s.backlog = &backlog{db: d.DB, lim: cfg.Limits, clock: d.Clock, log: d.Log}
 	s.auth = newAuthCache(cfg.Limits.AuthCacheTTL)
+	s.ops = ops.New(d.DB, d.Streams, d.Clock, d.Log)
 	return s
+}
+
+// registries fills in what Deps left out so that what the server registers is what
+// /metrics serves: one side given serves as the other when it can, and with neither the
+// server has a registry of its own for both.
+func registries(reg prometheus.Registerer, g prometheus.Gatherer) (prometheus.Registerer, prometheus.Gatherer) {
+	if reg == nil {
+		if r, ok := g.(prometheus.Registerer); ok {
+			reg = r
+		}
+	}
+	if g == nil {
+		if gg, ok := reg.(prometheus.Gatherer); ok {
+			g = gg
+		}
+	}
+	if reg == nil || g == nil {
+		r := prometheus.NewRegistry()
+		if reg == nil {
+			reg = r
+		}
+		if g == nil {
+			g = r
+		}
+	}
+	return reg, g
 }
 
 // Start runs the background parts until ctx ends. It is idempotent.

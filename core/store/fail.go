@@ -59,10 +59,10 @@ func EndAttempt(ctx context.Context, db DB, owner string, l Lease, e Ending, now
 			return err
 		}
 		state = job.State(st)
-		event := "retry"
+		event := EventRetry
 		switch {
 		case state == job.StateDead:
-			event = "dead"
+			event = EventDead
 			if err := insertDeadLetter(ctx, tx, l.ID, lane, failures, e.Cause, now); err != nil {
 				return err
 			}
@@ -70,7 +70,7 @@ func EndAttempt(ctx context.Context, db DB, owner string, l Lease, e Ending, now
 				return err
 			}
 		case !e.CountsAsFailure:
-			event = "given_back"
+			event = EventGivenBack
 			if err := EnqueueJob(ctx, tx, l.ID, job.Lane(lane), trace, 0); err != nil {
 				return err
 			}
@@ -97,10 +97,11 @@ func EndAttempt(ctx context.Context, db DB, owner string, l Lease, e Ending, now
 }
 
 // Cancel cancels a live submission. It bumps the attempt so that a late result of the
-// running attempt is fenced off (invariant 4).
-func Cancel(ctx context.Context, db DB, id, actor string, dryRun bool, now time.Time) (bool, error) {
-	var ok bool
-	err := InTx(ctx, db, func(tx pgx.Tx) error {
+// running attempt is fenced off (invariant 4). A submission already terminal is
+// ErrConflict. Run it in a transaction (InDryTx) to have the update and its history row
+// land together.
+func Cancel(ctx context.Context, db DB, id, actor string, now time.Time) error {
+	return InTx(ctx, db, func(tx pgx.Tx) error {
 		var attempt int
 		err := tx.QueryRow(ctx, `
 			UPDATE submissions SET state = 'canceled', attempt = attempt + 1, lease_owner = NULL,
@@ -117,17 +118,6 @@ func Cancel(ctx context.Context, db DB, id, actor string, dryRun bool, now time.
 		if err != nil {
 			return err
 		}
-		ok = true
-		if err := AddHistory(ctx, tx, History{SubmissionID: id, At: now, Event: "canceled", Attempt: attempt, Actor: actor}); err != nil {
-			return err
-		}
-		if dryRun {
-			return errRollback
-		}
-		return nil
+		return AddHistory(ctx, tx, History{SubmissionID: id, At: now, Event: EventCanceled, Attempt: attempt, Actor: actor})
 	})
-	if err == errRollback {
-		err = nil
-	}
-	return ok, err
 }

@@ -6,15 +6,37 @@ import (
 	"time"
 )
 
+// Event is what happened to a submission in one history row. The column has a CHECK
+// constraint listing the same values (migration 00003), as submissions.state is an enum.
+type Event string
+
+// The history events.
+const (
+	EventSubmitted Event = "submitted"
+	EventClaimed   Event = "claimed"
+	EventFinished  Event = "finished"
+	EventRetry     Event = "retry"
+	EventGivenBack Event = "given_back"
+	EventDead      Event = "dead"
+	EventRedriven  Event = "redriven"
+	EventReplayed  Event = "replayed"
+	EventRejudged  Event = "rejudged"
+	EventCanceled  Event = "canceled"
+)
+
+// Events lists every history event, in the order of a submission's life.
+var Events = []Event{EventSubmitted, EventClaimed, EventFinished, EventRetry, EventGivenBack, EventDead,
+	EventRedriven, EventReplayed, EventRejudged, EventCanceled}
+
 // History is one event in a submission's trace.
 type History struct {
-	SubmissionID string    `json:"-"`
-	At           time.Time `json:"at"`
-	Event        string    `json:"event"` // submitted, claimed, finished, retry, given_back, dead, redriven, replayed, rejudged, canceled
-	Attempt      int       `json:"attempt"`
-	Worker       string    `json:"worker,omitempty"`
-	Actor        string    `json:"actor,omitempty"`
-	Detail       string    `json:"detail,omitempty"`
+	SubmissionID string
+	At           time.Time
+	Event        Event
+	Attempt      int
+	Worker       string
+	Actor        string
+	Detail       string
 }
 
 // AddHistory appends an event to a submission's trace (At zero: now).
@@ -25,7 +47,7 @@ func AddHistory(ctx context.Context, db DB, h History) error {
 	}
 	_, err := db.Exec(ctx, `INSERT INTO submission_history (submission_id, at, event, attempt, worker, actor, detail)
 		VALUES ($1, coalesce($2::timestamptz, now()), $3, $4, $5, $6, $7)`,
-		h.SubmissionID, at, h.Event, h.Attempt, Text(h.Worker), Text(h.Actor), Text(h.Detail))
+		h.SubmissionID, at, string(h.Event), h.Attempt, Text(h.Worker), Text(h.Actor), Text(h.Detail))
 	if err != nil {
 		return fmt.Errorf("add history: %w", err)
 	}

@@ -67,5 +67,24 @@ func translate(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
+// InDryTx runs fn in a transaction on db like InTx, but with dryRun the transaction is
+// rolled back once fn succeeded: a dry run does everything the action would do, counts
+// included, and leaves nothing (invariant 8). fn's error is returned either way.
+func InDryTx(ctx context.Context, db DB, dryRun bool, fn func(tx pgx.Tx) error) error {
+	err := InTx(ctx, db, func(tx pgx.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if dryRun {
+			return errRollback
+		}
+		return nil
+	})
+	if errors.Is(err, errRollback) {
+		return nil
+	}
+	return err
+}
+
 // errRollback ends a transaction without committing (dry runs) and is never returned.
 var errRollback = errors.New("rollback")

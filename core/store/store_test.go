@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -92,7 +93,7 @@ func TestFenceReasons(t *testing.T) {
 		}, store.ErrAlreadyTerminal},
 		{"canceled: attempt bumped", func(t *testing.T, db *pgxpool.Pool, id string) (string, store.Lease, time.Time) {
 			l := claim(t, db, id, "w1", now)
-			if _, err := store.Cancel(ctx, db, id, "admin", false, now); err != nil {
+			if err := store.Cancel(ctx, db, id, "admin", now); err != nil {
 				t.Fatal(err)
 			}
 			return "w1", l, now.Add(time.Second)
@@ -177,7 +178,7 @@ func TestHeartbeat(t *testing.T) {
 	now := time.Now()
 	a, b := submit(t, db, 3), submit(t, db, 3)
 	la, lb := claim(t, db, a, "w1", now), claim(t, db, b, "w1", now)
-	if _, err := store.Cancel(ctx, db, b, "admin", false, now); err != nil {
+	if err := store.Cancel(ctx, db, b, "admin", now); err != nil {
 		t.Fatal(err)
 	}
 	lost, err := store.Heartbeat(ctx, db, "w1", []store.Lease{la, lb}, now.Add(20*time.Second), 30*time.Second)
@@ -224,14 +225,18 @@ func TestEndAttemptRetriesThenDeadLetters(t *testing.T) {
 		t.Fatalf("dlq notifications = %d, want 1", n)
 	}
 	// Replay (dry run first: nothing changes, the count is reported).
-	n, err := store.Requeue(ctx, db, []string{id}, "", "replayed", "admin", true, now)
+	var n int
+	err = store.InDryTx(ctx, db, true, func(tx pgx.Tx) (err error) {
+		n, err = store.Replay(ctx, tx, []string{id}, "admin", now)
+		return err
+	})
 	if err != nil || n != 1 {
 		t.Fatalf("dry-run replay: %d %v", n, err)
 	}
 	if c, _ := store.CountDeadLetters(ctx, db); c != 1 {
 		t.Fatalf("dry run removed the dead letter")
 	}
-	n, err = store.Requeue(ctx, db, []string{id}, "", "replayed", "admin", false, now)
+	n, err = store.Replay(ctx, db, []string{id}, "admin", now)
 	if err != nil || n != 1 {
 		t.Fatalf("replay: %d %v", n, err)
 	}
@@ -251,17 +256,17 @@ func TestCancelDryRunAndAudit(t *testing.T) {
 	db := testenv.DB(t)
 	id := submit(t, db, 3)
 	now := time.Now()
-	ok, err := store.Cancel(ctx, db, id, "root", true, now)
-	if err != nil || !ok {
-		t.Fatalf("dry-run cancel: %v %v", ok, err)
+	err := store.InDryTx(ctx, db, true, func(tx pgx.Tx) error { return store.Cancel(ctx, tx, id, "root", now) })
+	if err != nil {
+		t.Fatalf("dry-run cancel: %v", err)
 	}
 	if s, _ := store.GetSubmission(ctx, db, id); s.State != job.StateQueued || s.Attempt != 0 {
 		t.Fatalf("dry run changed the submission: %+v", s)
 	}
-	if _, err := store.Cancel(ctx, db, id, "root", false, now); err != nil {
+	if err := store.Cancel(ctx, db, id, "root", now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Cancel(ctx, db, id, "root", false, now); !errors.Is(err, store.ErrConflict) {
+	if err := store.Cancel(ctx, db, id, "root", now); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("second cancel: %v, want ErrConflict", err)
 	}
 	if err := store.AddAudit(ctx, db, store.Audit{Actor: "root", Action: "cancel", Params: map[string]any{"id": id},
@@ -313,7 +318,8 @@ func TestStateChangesAreNotified(t *testing.T) {
 	}
 	id := submit(t, db, 3)
 	now := time.Now()
-	if _, err := store.Cancel(ctx, db, id, "root", true, now); err != nil { // dry run: rolled back
+	dry := func(tx pgx.Tx) error { return store.Cancel(ctx, tx, id, "root", now) }
+	if err := store.InDryTx(ctx, db, true, dry); err != nil { // dry run: rolled back
 		t.Fatal(err)
 	}
 	l := claim(t, db, id, "w1", now)

@@ -104,7 +104,7 @@ func Submit(ctx context.Context, db DB, n NewSubmission) (string, error) {
 		if err := EnqueueJob(ctx, tx, id, n.Lane, n.TraceID, 0); err != nil {
 			return err
 		}
-		return AddHistory(ctx, tx, History{SubmissionID: id, Event: "submitted", Attempt: 0})
+		return AddHistory(ctx, tx, History{SubmissionID: id, Event: EventSubmitted, Attempt: 0})
 	})
 	if err != nil {
 		return "", fmt.Errorf("submit: %w", err)

@@ -242,20 +242,14 @@ func (w *Worker) readLoop(ctx context.Context, sh *shift, lane job.Lane, slots c
 // handle claims the submissions that entries carry and starts judging the claimed ones.
 // It holds one slot per entry on entry and releases those it does not use.
 func (w *Worker) handle(ctx context.Context, sh *shift, lane job.Lane, entries []stream.Entry, reclaimed bool, slots chan struct{}) {
-	bySub := map[string][]string{}
-	var ids, junk []string
-	for _, e := range entries {
-		if e.Malformed != "" {
-			// Never judgeable, and poison for the claim batch: drop it, whatever the path.
-			w.m.Claims.WithLabelValues(string(lane), "malformed").Inc()
-			w.log.Warn("dropping a malformed stream entry", "lane", lane, "entry", e.ID, "reason", e.Malformed, "reclaim", reclaimed)
-			junk = append(junk, e.ID)
-			continue
-		}
-		if _, seen := bySub[e.SubmissionID]; !seen {
-			ids = append(ids, e.SubmissionID)
-		}
-		bySub[e.SubmissionID] = append(bySub[e.SubmissionID], e.ID)
+	g := stream.GroupBySubmission(entries)
+	ids, bySub := g.IDs, g.Entries
+	junk := make([]string, 0, len(g.Malformed))
+	for _, e := range g.Malformed {
+		// Never judgeable, and poison for the claim batch: drop it, whatever the path.
+		w.m.Claims.WithLabelValues(string(lane), "malformed").Inc()
+		w.log.Warn("dropping a malformed stream entry", "lane", lane, "entry", e.ID, "reason", e.Malformed, "reclaim", reclaimed)
+		junk = append(junk, e.ID)
 	}
 	used := 0
 	defer func() { release(slots, len(entries)-used) }()

@@ -186,6 +186,8 @@ type ReclaimResult struct {
 	StillLeased   int  `json:"still_leased"`
 	TerminalAcked int  `json:"terminal_acked"`
 	Missing       int  `json:"missing"`
+	// Dropped counts malformed entries (no usable submission id), acked and deleted.
+	Dropped int `json:"dropped"`
 }
 
 // OutboxRow is an undelivered outbox row.
