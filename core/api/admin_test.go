@@ -118,7 +118,12 @@ func TestCancelFencesOffALateResult(t *testing.T) {
 	if err != nil || res.Canceled != 1 {
 		t.Fatalf("cancel = %+v %v", res, err)
 	}
-	time.Sleep(1200 * time.Millisecond) // the judge answers meanwhile
+	// The judge answers meanwhile, and the worker's write-back is fenced off: it acks
+	// the entry only once PostgreSQL decided it (invariant 5).
+	e.waitFor(10*time.Second, func() bool {
+		p, err := e.streams.Pending(ctx, job.LaneLight, 0, "-", 10)
+		return e.judge.Answered(id) >= 1 && err == nil && len(p) == 0
+	})
 	s, err := e.admin.Submission(ctx, id)
 	if err != nil || s.State != "canceled" || s.Verdict != nil || s.Attempt != running.Attempt+1 {
 		t.Fatalf("after the late result: %+v %v", s, err)

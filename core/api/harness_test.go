@@ -98,6 +98,18 @@ func submitBody(problem, language, source string, waitMS int64) []byte {
 	return b
 }
 
+// waitFor polls cond until it holds, failing the test after timeout.
+func (e *env) waitFor(timeout time.Duration, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("condition not met in %s", timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // waitTerminal polls until the submission is terminal (through the API, as admin).
 func (e *env) waitTerminal(id string, timeout time.Duration) *wire.Submission {
 	e.t.Helper()

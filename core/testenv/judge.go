@@ -13,6 +13,7 @@ import (
 type Judge struct {
 	mu       sync.Mutex
 	calls    map[string]int
+	answered map[string]int
 	decide   func(t job.Task, call int) (job.Outcome, error)
 	delay    time.Duration
 	progress bool
@@ -26,7 +27,7 @@ func Accept(job.Task, int) (job.Outcome, error) {
 
 // NewJudge returns a judge answering with decide (nil: Accept).
 func NewJudge(decide func(t job.Task, call int) (job.Outcome, error)) *Judge {
-	j := &Judge{calls: map[string]int{}}
+	j := &Judge{calls: map[string]int{}, answered: map[string]int{}}
 	j.Set(decide, 0)
 	return j
 }
@@ -64,8 +65,21 @@ func (j *Judge) Calls(id string) int {
 	return j.calls[id]
 }
 
+// Answered is how many times the judge returned an answer (or error) for the
+// submission: tests wait for it instead of sleeping through a delay.
+func (j *Judge) Answered(id string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.answered[id]
+}
+
 // Judge answers as scripted.
 func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
+	defer func() {
+		j.mu.Lock()
+		j.answered[t.SubmissionID]++
+		j.mu.Unlock()
+	}()
 	j.mu.Lock()
 	j.calls[t.SubmissionID]++
 	call := j.calls[t.SubmissionID]

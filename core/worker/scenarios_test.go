@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
 	"oj/core/api"
@@ -178,8 +179,17 @@ func TestPostgresOutage(t *testing.T) {
 	ids := h.submit(40, job.LaneLight, 3)
 	relayAll(t, h)
 	h.startDispatcher()
-	h.startWorker(testWorkerConfig("w1"), j)
-	waitFor(t, func() bool { return h.pending(job.LaneLight) >= 4 }) // judging, held at the gate
+	m := newWorkerMetrics()
+	h.run(h.newWorker(testWorkerConfig("w1"), j, m).Run)
+	judging := func() int {
+		n := 0
+		for _, id := range ids {
+			n += j.Calls(id)
+		}
+		return n
+	}
+	// Claimed (the judge runs only after the claim committed) and held at the gate.
+	waitFor(t, func() bool { return judging() >= 4 && h.pending(job.LaneLight) >= 4 })
 	st.StopPostgres()
 
 	if _, err := store.Submit(context.Background(), h.db, store.NewSubmission{ProblemID: "p", ProblemVersion: 1,
@@ -194,7 +204,7 @@ func TestPostgresOutage(t *testing.T) {
 	}
 	resp.Body.Close()
 	close(gate) // judging finishes now, but nothing can be written back
-	time.Sleep(2 * time.Second)
+	waitFor(t, func() bool { return testutil.ToFloat64(m.Errors.WithLabelValues("finalize")) >= 1 })
 	if p := h.pending(job.LaneLight); p < 4 {
 		t.Fatalf("pending entries while PostgreSQL is down = %d: acked without a commit", p)
 	}
