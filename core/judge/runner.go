@@ -61,6 +61,8 @@ type Result struct {
 
 // Runner runs programs in the sandbox. An error means the sandbox could not run the
 // program at all (the judge then cannot decide and returns an error too).
+// SandboxRunner is the real one; the tests also judge through a scripted fake, so
+// that verdicts and scoring are checked without root or toolchains.
 type Runner interface {
 	Run(ctx context.Context, s Spec) (Result, error)
 	// WorkDir is the path at which Spec.Dir appears to the program (its current
