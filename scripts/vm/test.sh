@@ -192,6 +192,15 @@ wait_ready() {
 	echo
 }
 fatal "host → guest: /readyz through the port forward" wait_ready
+metrics_ports() {
+	# The ports systemd/README.md and the alert rules' scrape jobs name.
+	vm 'set -e
+		for p in 8080:oj_api_requests_total 9101:oj_outbox_backlog 9102:oj_reclaim_deleted_entries_total; do
+			curl -sf "127.0.0.1:${p%%:*}/metrics" | grep -q "^# TYPE ${p#*:} " || { echo "no ${p#*:} on :${p%%:*}"; exit 1; }
+		done
+		echo "api :8080, dispatcher :9101, worker :9102 serve /metrics"'
+}
+check "guest: metrics on :8080, :9101, :9102" metrics_ports || true
 
 # --- judge ------------------------------------------------------------------------------
 P=$RUN/problem/aplusb
