@@ -348,4 +348,33 @@ check "guest: submissions survive the reboot" survived || true
 check "judge after reboot: cpp17 AC" judge ac.cpp AC || true
 check "judge after reboot: python3 AC" judge ac.py AC || true
 
+# --- package life cycle -----------------------------------------------------------------
+upgrade() {
+	# Installing the package over itself runs postinst as an upgrade: the config is kept,
+	# the running daemons are restarted.
+	vm "set -e
+		before=\$(systemctl show -p ExecMainPID --value ojd-api)
+		echo '# local edit' >>/etc/oj/ojd.yaml
+		dpkg -i --force-confold /root/$(basename "$DEB") >/dev/null
+		after=\$(systemctl show -p ExecMainPID --value ojd-api)
+		tail -n 1 /etc/oj/ojd.yaml | grep -q 'local edit'
+		[ \"\$(stat -c %U:%G:%a /etc/oj/ojd.yaml)\" = root:oj:640 ]
+		if [ \"\$before\" = \"\$after\" ]; then echo 'ojd-api was not restarted'; exit 1; fi
+		systemctl is-active -q ojd-api ojd-dispatcher ojd-worker
+		echo \"config kept (root:oj 0640), ojd-api restarted (pid \$before -> \$after)\""
+	wait_ready >/dev/null
+}
+check "guest: dpkg -i over itself (upgrade path)" upgrade || true
+purge() {
+	vm 'set -e
+		dpkg --purge oj >/dev/null
+		for u in ojd-api ojd-dispatcher ojd-worker; do
+			! systemctl is-active -q $u || { echo "$u still active"; exit 1; }
+		done
+		[ ! -e /lib/systemd/system/ojd-worker.service ] && [ ! -e /etc/oj/ojd.yaml ] && [ ! -e /usr/bin/ojd ]
+		[ ! -e /var/lib/oj/work ] && [ ! -e /var/lib/oj/cache ] && [ -d /var/lib/oj/objects ]
+		echo "units stopped and gone, /etc/oj/ojd.yaml, work and cache removed; objects, ojd.env and the oj user kept: $(ls /etc/oj | tr "\n" " ")$(id -un oj)"'
+}
+check "guest: dpkg --purge oj" purge || true
+
 report
