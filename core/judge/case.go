@@ -49,38 +49,31 @@ func (tk *task) runSpec() Spec {
 // runCase runs the solution on case i and checks its output.
 func (tk *task) runCase(ctx context.Context, i int) (caseOutcome, error) {
 	inPath, ansPath := tk.caseFiles(i)
-	outPath, errPath := filepath.Join(tk.io, "stdout"), filepath.Join(tk.io, "stderr")
-	res, err := tk.runWithFiles(ctx, inPath, outPath, errPath)
+	res, out, errs, err := tk.runWithInput(ctx, inPath)
 	if err != nil {
 		return caseOutcome{}, err
 	}
-	stderr := readHead(errPath, markerScan)
 	co := caseOutcome{res: job.CaseResult{Index: i, TimeMS: ms(res.CPU.Milliseconds()), MemoryKB: int(res.MemoryKB)}}
-	co.art.Stdout = excerpt(readHead(outPath, tk.j.cfg.ExcerptBytes+1), tk.j.cfg.ExcerptBytes)
-	co.art.Stderr = excerpt(stderr, tk.j.cfg.ExcerptBytes)
-	full := fileAtLeast(outPath, tk.runSpec().OutputBytes) || fileAtLeast(errPath, tk.runSpec().OutputBytes)
-	if v, msg := tk.resourceVerdict(res, stderr, full); v != "" {
+	co.art.Stdout = excerpt(out.buf, tk.j.cfg.ExcerptBytes)
+	co.art.Stderr = excerpt(errs.buf, tk.j.cfg.ExcerptBytes)
+	if v, msg := tk.resourceVerdict(res, errs.buf, out.over || errs.over); v != "" {
 		co.res.Verdict, co.res.Message = v, msg
 		return co, nil
 	}
 	var r check.Result
 	if tk.checker != "" {
-		r, err = tk.runChecker(ctx, inPath, outPath, ansPath)
+		r, err = tk.runChecker(ctx, inPath, out.buf, ansPath)
 		if err != nil {
 			return caseOutcome{}, err
 		}
 		co.art.Checker = r.CheckerMessage
 	} else {
-		out, err := os.ReadFile(outPath)
-		if err != nil {
-			return caseOutcome{}, err
-		}
 		ans, err := os.ReadFile(ansPath)
 		if err != nil {
 			return caseOutcome{}, err
 		}
 		c := tk.ent.Pkg.Spec.Checker
-		if r, err = check.Compare(c.Type, c.Epsilon, out, ans); err != nil {
+		if r, err = check.Compare(c.Type, c.Epsilon, out.buf, ans); err != nil {
 			return caseOutcome{}, err
 		}
 	}
@@ -89,39 +82,44 @@ func (tk *task) runCase(ctx context.Context, i int) (caseOutcome, error) {
 	return co, nil
 }
 
-func (tk *task) runWithFiles(ctx context.Context, inPath, outPath, errPath string) (Result, error) {
+// runWithInput runs the solution on the file inPath. Its whole stdout (up to the output
+// limit) and the start of its stderr come back in the sinks, which are drained.
+func (tk *task) runWithInput(ctx context.Context, inPath string) (Result, *outputSink, *outputSink, error) {
 	in, err := os.Open(inPath)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, nil, err
 	}
 	defer in.Close()
-	out, err := os.Create(outPath)
-	if err != nil {
-		return Result{}, err
-	}
-	defer out.Close()
-	errf, err := os.Create(errPath)
-	if err != nil {
-		return Result{}, err
-	}
-	defer errf.Close()
 	s := tk.runSpec()
-	s.Stdin, s.Stdout, s.Stderr = in, out, errf
-	res, err := tk.j.runner.Run(ctx, s)
+	out, err := newOutputSink(int(s.OutputBytes), s.OutputBytes)
 	if err != nil {
-		return Result{}, fmt.Errorf("run: %w", err)
+		return Result{}, nil, nil, err
+	}
+	defer out.wait()
+	errs, err := newOutputSink(markerScan, s.OutputBytes)
+	if err != nil {
+		return Result{}, nil, nil, err
+	}
+	defer errs.wait()
+	s.Stdin, s.Stdout, s.Stderr = in, out.w, errs.w
+	res, err := tk.j.runner.Run(ctx, s)
+	out.wait()
+	errs.wait()
+	if err != nil {
+		return Result{}, nil, nil, fmt.Errorf("run: %w", err)
 	}
 	if res.Status == StatusSE {
-		return Result{}, fmt.Errorf("run: sandbox failure: %s", res.Error)
+		return Result{}, nil, nil, fmt.Errorf("run: sandbox failure: %s", res.Error)
 	}
-	return res, nil
+	return res, out, errs, nil
 }
 
 // resourceVerdict applies DESIGN.md's precedence for one run: MLE, TLE (CPU or wall),
 // OLE, RE (signal or non-zero exit); "" when the program ended normally. outputFull
-// (an output file reached the limit) counts as OLE ahead of TLE and RE: runtimes that
-// ignore SIGXFSZ (Python, the JVM) then fail or spin on the refused write, and what
-// went wrong first was the output.
+// (stdout or stderr went past the output limit, and the judge then stopped reading it)
+// counts as OLE ahead of TLE and RE: the program then dies of SIGPIPE, or a runtime
+// that ignores it (Python, the JVM) fails or spins on the refused write, and what went
+// wrong first was the output.
 func (tk *task) resourceVerdict(res Result, stderr []byte, outputFull bool) (job.Verdict, string) {
 	oom := tk.lang.OOMMarker != "" && bytes.Contains(stderr, []byte(tk.lang.OOMMarker))
 	switch {
@@ -147,8 +145,9 @@ func (tk *task) resourceVerdict(res Result, stderr []byte, outputFull bool) (job
 	return "", ""
 }
 
-// runChecker runs the testlib checker: checker input output answer.
-func (tk *task) runChecker(ctx context.Context, inPath, outPath, ansPath string) (check.Result, error) {
+// runChecker runs the testlib checker: checker input output answer. The output is
+// written into the checker's work dir on the tasks tmpfs, by the worker.
+func (tk *task) runChecker(ctx context.Context, inPath string, output []byte, ansPath string) (check.Result, error) {
 	box := filepath.Join(tk.dir, "checker")
 	if _, err := os.Stat(box); err != nil {
 		if err := mkdirs(box); err != nil {
@@ -158,10 +157,13 @@ func (tk *task) runChecker(ctx context.Context, inPath, outPath, ansPath string)
 			return check.Result{}, err
 		}
 	}
-	for src, name := range map[string]string{inPath: "input.txt", outPath: "output.txt", ansPath: "answer.txt"} {
+	for src, name := range map[string]string{inPath: "input.txt", ansPath: "answer.txt"} {
 		if err := linkOrCopy(src, filepath.Join(box, name)); err != nil {
 			return check.Result{}, err
 		}
+	}
+	if err := os.WriteFile(filepath.Join(box, "output.txt"), output, 0o644); err != nil {
+		return check.Result{}, err
 	}
 	res, stdout, stderr, err := tk.runTool(ctx, box, []string{"./checker", "input.txt", "output.txt", "answer.txt"}, nil, nil, tk.j.cfg.Checker.Wall, nil)
 	if err != nil {
@@ -177,24 +179,24 @@ func toolEndedNormally(res Result) bool {
 }
 
 // runTool runs a checker or interactor under the checker limits. stdin/stdout may be
-// pipes; when stdout is nil it is captured and returned.
+// pipes; when stdout is nil its start is captured and returned, as is stderr's. Output
+// over the checker's output limit is status OLE (the tool did not end normally).
 func (tk *task) runTool(ctx context.Context, box string, argv []string, stdin, stdout *os.File, wall time.Duration, onStart func()) (Result, []byte, []byte, error) {
+	const keep = 4096
 	lim := tk.j.cfg.Checker
-	errPath := filepath.Join(tk.io, filepath.Base(box)+".stderr")
-	errf, err := os.Create(errPath)
+	limit := int64(lim.OutputMB) << 20
+	errs, err := newOutputSink(keep, limit)
 	if err != nil {
 		return Result{}, nil, nil, err
 	}
-	defer errf.Close()
-	var outPath string
+	defer errs.wait()
+	var out *outputSink
 	if stdout == nil {
-		outPath = filepath.Join(tk.io, filepath.Base(box)+".stdout")
-		f, err := os.Create(outPath)
-		if err != nil {
+		if out, err = newOutputSink(keep, limit); err != nil {
 			return Result{}, nil, nil, err
 		}
-		defer f.Close()
-		stdout = f
+		defer out.wait()
+		stdout = out.w
 	}
 	s := Spec{
 		Argv:        argv,
@@ -202,35 +204,40 @@ func (tk *task) runTool(ctx context.Context, box string, argv []string, stdin, s
 		Dir:         box,
 		Stdin:       stdin,
 		Stdout:      stdout,
-		Stderr:      errf,
+		Stderr:      errs.w,
 		CPU:         lim.CPU,
 		Wall:        wall,
 		MemoryBytes: int64(lim.MemoryMB) << 20,
-		OutputBytes: int64(lim.OutputMB) << 20,
+		OutputBytes: limit,
 		StackBytes:  int64(lim.MemoryMB) << 20,
 		Processes:   lim.Processes,
 		OnStart:     onStart,
 	}
 	res, err := tk.j.runner.Run(ctx, s)
+	errs.wait()
+	if out != nil {
+		out.wait()
+	}
 	if err != nil {
 		return Result{}, nil, nil, err
 	}
 	if res.Status == StatusSE {
 		return Result{}, nil, nil, fmt.Errorf("sandbox failure: %s", res.Error)
 	}
-	var out []byte
-	if outPath != "" {
-		out = readHead(outPath, 4096)
+	var outBuf []byte
+	if out != nil {
+		outBuf = out.buf
+		if out.over && res.Status != StatusMLE && res.Status != StatusTLE {
+			res.Status = StatusOLE
+		}
 	}
-	return res, out, readHead(errPath, 4096), nil
+	if errs.over && res.Status != StatusMLE && res.Status != StatusTLE {
+		res.Status = StatusOLE
+	}
+	return res, outBuf, errs.buf, nil
 }
 
 func ms(v int64) int { return int(v) }
-
-func fileAtLeast(path string, n int64) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Size() >= n
-}
 
 func excerpt(b []byte, n int) string {
 	if len(b) > n {

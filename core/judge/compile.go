@@ -20,8 +20,8 @@ type compiled struct {
 }
 
 // compile runs l's compiler in box (where the source already is) under the compile
-// limits; output goes through a file in priv.
-func (j *Judge) compile(ctx context.Context, l *lang.Language, box, priv string) (compiled, error) {
+// limits; its output comes back through a pipe (outputSink), never through the disk.
+func (j *Judge) compile(ctx context.Context, l *lang.Language, box string) (compiled, error) {
 	pchDir := j.pch.dir(l)
 	argv := l.Compile
 	if pchDir == "" {
@@ -36,12 +36,12 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box, priv string)
 			}
 		}
 	}
-	logPath := filepath.Join(priv, "compile.log")
-	logf, err := os.Create(logPath)
+	lim := j.cfg.Compile
+	log, err := newOutputSink(j.cfg.CompileOutputBytes+1, int64(lim.OutputMB)<<20)
 	if err != nil {
 		return compiled{}, err
 	}
-	defer logf.Close()
+	defer log.wait()
 	factor := l.CompileTimeFactor
 	if factor == 0 {
 		factor = 1
@@ -50,7 +50,6 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box, priv string)
 	if pchDir != "" {
 		ro = append(append([]string(nil), ro...), pchDir)
 	}
-	lim := j.cfg.Compile
 	cpu := time.Duration(float64(lim.CPU) * factor)
 	res, err := j.runner.Run(ctx, Spec{
 		Argv:          argv,
@@ -58,8 +57,8 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box, priv string)
 		Dir:           box,
 		KeepWrites:    true, // the binary, class files, the build cache's new entries
 		ReadOnlyPaths: ro,
-		Stdout:        logf,
-		Stderr:        logf,
+		Stdout:        log.w,
+		Stderr:        log.w,
 		CPU:           cpu,
 		Wall:          time.Duration(float64(lim.Wall) * factor),
 		MemoryBytes:   int64(lim.MemoryMB) << 20,
@@ -67,13 +66,14 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box, priv string)
 		StackBytes:    int64(lim.MemoryMB) << 20,
 		Processes:     max(lim.Processes, l.CompileProcesses),
 	})
+	log.wait()
 	if err != nil {
 		return compiled{}, fmt.Errorf("compile: %w", err)
 	}
 	if res.Status == StatusSE {
 		return compiled{}, fmt.Errorf("compile: sandbox failure: %s", res.Error)
 	}
-	out := strings.ToValidUTF8(string(readHead(logPath, j.cfg.CompileOutputBytes+1)), "?")
+	out := strings.ToValidUTF8(string(log.buf), "?")
 	if len(out) > j.cfg.CompileOutputBytes {
 		out = out[:j.cfg.CompileOutputBytes] + "\n…[truncated]\n"
 	}
@@ -82,7 +82,7 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box, priv string)
 		return compiled{output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU)\n", cpu)}, nil
 	case res.Status == StatusMLE:
 		return compiled{output: out + fmt.Sprintf("\ncompilation exceeded its memory limit (%d MiB)\n", lim.MemoryMB)}, nil
-	case res.Status == StatusOLE:
+	case res.Status == StatusOLE || log.over:
 		return compiled{output: out + "\ncompilation wrote too much output\n"}, nil
 	case res.Status != StatusOK || res.ExitCode != 0 || res.Signal != 0:
 		if out == "" {
@@ -144,8 +144,8 @@ func (j *Judge) buildTool(ctx context.Context, tk *task, source string) (bin, br
 		if err != nil {
 			return nil, err
 		}
-		box, priv := filepath.Join(dir, "box"), filepath.Join(dir, "io")
-		if err := mkdirs(box, priv); err != nil {
+		box := filepath.Join(dir, "box")
+		if err := mkdirs(box); err != nil {
 			return nil, err
 		}
 		if err := copyFile(filepath.Join(tk.ent.Dir, source), filepath.Join(box, l.SourceFile), 0o644); err != nil {
@@ -160,7 +160,7 @@ func (j *Judge) buildTool(ctx context.Context, tk *task, source string) (bin, br
 				}
 			}
 		}
-		c, err := j.compile(ctx, l, box, priv)
+		c, err := j.compile(ctx, l, box)
 		if err != nil {
 			return nil, err
 		}

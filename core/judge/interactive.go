@@ -59,12 +59,11 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 	defer closeSolEnds()
 	defer closeInterEnds()
 
-	errPath := filepath.Join(tk.io, "stderr")
-	errf, err := os.Create(errPath)
+	errs, err := newOutputSink(markerScan, tk.runSpec().OutputBytes)
 	if err != nil {
 		return caseOutcome{}, err
 	}
-	defer errf.Close()
+	defer errs.wait()
 
 	var (
 		wg               sync.WaitGroup
@@ -76,9 +75,10 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 	go func() {
 		defer wg.Done()
 		s := tk.runSpec()
-		s.Stdin, s.Stdout, s.Stderr, s.OnStart = toSol, fromSol, errf, closeSolEnds
+		s.Stdin, s.Stdout, s.Stderr, s.OnStart = toSol, fromSol, errs.w, closeSolEnds
 		solRes, solErr = tk.j.runner.Run(ctx, s)
 		closeSolEnds()
+		errs.wait()
 	}()
 	go func() {
 		defer wg.Done()
@@ -100,11 +100,10 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 		return caseOutcome{}, fmt.Errorf("interactor: %w", interErr)
 	}
 
-	stderr := readHead(errPath, markerScan)
 	co := caseOutcome{res: job.CaseResult{Index: i, TimeMS: ms(solRes.CPU.Milliseconds()), MemoryKB: int(solRes.MemoryKB)}}
-	co.art.Stderr = excerpt(stderr, tk.j.cfg.ExcerptBytes)
+	co.art.Stderr = excerpt(errs.buf, tk.j.cfg.ExcerptBytes)
 	co.art.Checker = clipString(string(interStderr), tk.j.cfg.ExcerptBytes)
-	solVerdict, solMsg := tk.resourceVerdict(solRes, stderr, fileAtLeast(errPath, tk.runSpec().OutputBytes))
+	solVerdict, solMsg := tk.resourceVerdict(solRes, errs.buf, errs.over)
 	set := func(v job.Verdict, points float64, msg string) (caseOutcome, error) {
 		co.res.Verdict, co.points, co.res.Message = v, points, clipString(msg, 256)
 		return co, nil

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"oj/core/job"
@@ -23,9 +25,9 @@ type task struct {
 	dir  string // on the tasks tmpfs; removed when the task ends
 
 	box string // the solution's work dir (source, binary)
-	// io (judge-private: the runs' stdout/stderr files) is on the work dir's disk, not
-	// the tmpfs: output is bounded by the output limit and must count as output (OLE),
-	// not as memory; it is removed when the task ends.
+	// io is a directory Judge makes for the task on the work dir's disk. Nothing of
+	// judging goes there any more: a run's stdout and stderr come back through pipes
+	// into the worker's memory (see outputSink), so no case touches the disk.
 	io   string
 	cpu  time.Duration
 	wall time.Duration
@@ -64,7 +66,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	tk.mem = int64(float64(spec.MemoryLimitBytes()) * tk.lang.MemoryFactor)
 
 	if tk.lang.Compiled() {
-		c, err := tk.j.compile(ctx, tk.lang, tk.box, tk.io)
+		c, err := tk.j.compile(ctx, tk.lang, tk.box)
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}
@@ -168,21 +170,83 @@ func clipString(s string, n int) string {
 	return strings.ToValidUTF8(s, "?")
 }
 
-// readHead reads at most n bytes of a file.
-func readHead(path string, n int) []byte {
-	f, err := os.Open(path)
+// outputSink receives one output stream of a run through a pipe, so that what a
+// program writes costs neither disk (as files in the work dir did, slowly whenever the
+// disk was busy) nor the run's memory (as files on a tmpfs would: pages are charged to
+// the cgroup of the process that writes them, so a flood of output would become MLE
+// before OLE, and stay charged to the sandbox slot after the run). The worker reads
+// the pipe and keeps the first keep bytes in its own memory — at most the output limit
+// per stream of a run in flight. It counts everything; once more than limit bytes have
+// come, the output is over the limit (OLE, exact: limit bytes are fine, one more is
+// not) and the sink closes its end, so the program's next write fails (EPIPE, or
+// SIGPIPE) and the run ends at once instead of writing on until its time runs out.
+type outputSink struct {
+	w     *os.File // the write end, handed to the run; closed by wait
+	r     *os.File
+	keep  int
+	limit int64
+	buf   []byte
+	n     int64
+	over  bool
+	done  chan struct{}
+}
+
+// sinkPipeBytes is the pipe buffer a sink asks for (the kernel's default is 64 KiB): a
+// program writing its output at full speed then hands the worker large chunks and waits
+// for it far less often. The buffer's pages exist only while they hold unread output.
+const sinkPipeBytes = 1 << 20
+
+// sinkBufs are the read buffers for what a sink counts but does not keep.
+var sinkBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+func newOutputSink(keep int, limit int64) (*outputSink, error) {
+	r, w, err := os.Pipe()
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("output pipe: %w", err)
 	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, _ := f.Read(buf)
-	for k < n {
-		m, err := f.Read(buf[k:])
-		k += m
-		if err != nil || m == 0 {
-			break
+	growPipe(w, sinkPipeBytes)
+	s := &outputSink{w: w, r: r, keep: keep, limit: limit, done: make(chan struct{})}
+	go s.drain()
+	return s, nil
+}
+
+func (s *outputSink) drain() {
+	defer close(s.done)
+	defer s.r.Close()
+	var scratch []byte
+	for {
+		var k int
+		var err error
+		if len(s.buf) < s.keep {
+			// Read straight into what is kept, growing it as output comes.
+			if len(s.buf) == cap(s.buf) {
+				s.buf = slices.Grow(s.buf, min(max(4<<10, 2*cap(s.buf)), s.keep)-len(s.buf))
+			}
+			k, err = s.r.Read(s.buf[len(s.buf):min(cap(s.buf), s.keep)])
+			s.buf = s.buf[:len(s.buf)+k]
+		} else {
+			if scratch == nil {
+				bp := sinkBufs.Get().(*[]byte)
+				defer sinkBufs.Put(bp)
+				scratch = *bp
+			}
+			k, err = s.r.Read(scratch)
+		}
+		s.n += int64(k)
+		if s.n > s.limit {
+			s.over = true
+			return
+		}
+		if err != nil {
+			return
 		}
 	}
-	return buf[:k]
+}
+
+// wait closes the worker's copy of the write end and waits for the run's copies to go
+// (the sandbox has killed every process of the run when Run returns): then buf, n and
+// over are final. It may be called more than once.
+func (s *outputSink) wait() {
+	s.w.Close()
+	<-s.done
 }

@@ -50,3 +50,8 @@ func unmountTasks(dir string, size int64) error {
 	}
 	return nil
 }
+
+// growPipe asks for a pipe buffer of n bytes; best effort: a smaller pipe is only slower.
+func growPipe(f *os.File, n int) {
+	_, _ = unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, n)
+}
