@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"oj/core/api/wire"
+	"oj/core/ops"
 	"oj/core/store"
 )
 
@@ -29,19 +30,27 @@ func (s *Server) adminSubmission(r *http.Request) (*store.Submission, error) {
 // canceled) submission goes back to the queue on the low-priority rejudge lane, through
 // the outbox (ops.RejudgeSubmission). 409 while it is still queued or running.
 func (s *Server) rejudgeSubmission(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
+	or, id, err := s.submissionAction(w, r, tok)
+	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	infoFrom(r.Context()).submissionID = id
-	or := s.opsRequest(r, tok, req.DryRun)
 	c, err := s.ops.RejudgeSubmission(r.Context(), or, id)
 	if err != nil {
 		return opsError("rejudge", err, "submission "+id+" not found")
 	}
 	writeJSON(w, http.StatusOK, wire.RejudgeResult{DryRun: or.DryRun, Rejudged: c.Rejudged, Requested: c.Requested})
 	return nil
+}
+
+// submissionAction reads an action on the submission {id}: who asks, how, and the id.
+func (s *Server) submissionAction(w http.ResponseWriter, r *http.Request, tok *store.Token) (ops.Request, string, error) {
+	var req wire.ActionRequest
+	if err := decodeAdmin(w, r, &req); err != nil {
+		return ops.Request{}, "", err
+	}
+	id := r.PathValue("id")
+	infoFrom(r.Context()).submissionID = id
+	return s.opsRequest(r, tok, req.DryRun), id, nil
 }
 
 // rejudgeProblem is POST /admin/v1/problems/{id}/rejudge: every judged submission of the
@@ -68,13 +77,10 @@ func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *sto
 // canceled and its attempt bumped, so a late result is fenced off (invariant 4;
 // ops.Cancel). 409 when it is already terminal.
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
+	or, id, err := s.submissionAction(w, r, tok)
+	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	infoFrom(r.Context()).submissionID = id
-	or := s.opsRequest(r, tok, req.DryRun)
 	c, err := s.ops.Cancel(r.Context(), or, id)
 	if err != nil {
 		return opsError("cancel", err, "submission "+id+" not found")

@@ -86,9 +86,7 @@ func (o *Ops) RejudgeSubmission(ctx context.Context, req Request, id string) (Re
 		return RejudgeCounts{}, fmt.Errorf("submission %s is %s: only a finished, dead or canceled submission can be rejudged: %w",
 			sub.ID, sub.State, store.ErrConflict)
 	}
-	params := struct {
-		SubmissionID string `json:"submission_id"`
-	}{id}
+	params := submissionParams{SubmissionID: id}
 	return audited(ctx, o, req, ActionRejudge, params, true, func(ctx context.Context, db store.DB) (RejudgeCounts, error) {
 		n, err := store.Rejudge(ctx, db, []string{id}, job.LaneRejudge, req.Actor, o.clock.Now())
 		return RejudgeCounts{Requested: 1, Rejudged: n}, err
@@ -142,6 +140,11 @@ func (o *Ops) requeue(ctx context.Context, dryRun bool, fn func(tx pgx.Tx) (int,
 	return n, nil
 }
 
+// submissionParams are the audited params of an action on one submission.
+type submissionParams struct {
+	SubmissionID string `json:"submission_id"`
+}
+
 // CancelCounts says whether the submission was (or would be) canceled.
 type CancelCounts struct {
 	Canceled int `json:"canceled"`
@@ -155,9 +158,7 @@ func (o *Ops) Cancel(ctx context.Context, req Request, id string) (CancelCounts,
 	if _, err := store.GetSubmission(ctx, o.db, id); err != nil {
 		return CancelCounts{}, fmt.Errorf("cancel: %w", err)
 	}
-	params := struct {
-		SubmissionID string `json:"submission_id"`
-	}{id}
+	params := submissionParams{SubmissionID: id}
 	return audited(ctx, o, req, ActionCancel, params, true, func(ctx context.Context, db store.DB) (CancelCounts, error) {
 		if err := store.Cancel(ctx, db, id, req.Actor, o.clock.Now()); err != nil {
 			return CancelCounts{}, err
