@@ -29,12 +29,12 @@ type Outcome struct {
 // never holds the expected output or the test input; CheckerMessage is the checker's or
 // interactor's whole message, for admins only (the API drops it for everyone else).
 type CaseResult struct {
-	Index          int     `json:"index"`
-	Subtask        int     `json:"subtask"`
-	Verdict        Verdict `json:"verdict"`
-	TimeMS         int     `json:"time_ms"`
-	MemoryKB       int     `json:"memory_kb"`
-	Score          float64 `json:"score"`
-	Message        string  `json:"message"`
-	CheckerMessage string  `json:"checker_message,omitempty"`
+	Index          int
+	Subtask        int
+	Verdict        Verdict
+	TimeMS         int
+	MemoryKB       int
+	Score          float64
+	Message        string
+	CheckerMessage string
 }

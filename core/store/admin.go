@@ -41,9 +41,9 @@ const exactCountBelow = 100_000
 // StateCount is the number of submissions in one state; Estimated says it comes from the
 // planner's statistics rather than a count.
 type StateCount struct {
-	State     job.State `json:"state"`
-	Count     int64     `json:"count"`
-	Estimated bool      `json:"estimated"`
+	State     job.State
+	Count     int64
+	Estimated bool
 }
 
 // StateCounts returns the number of submissions per state: exact for queued and running
@@ -139,11 +139,11 @@ func DeadLetterCount(ctx context.Context, db DB) (n int64, estimated bool, err e
 
 // LeaseSummary is what one worker (lease owner) holds right now.
 type LeaseSummary struct {
-	Owner         string    `json:"owner"`
-	Count         int       `json:"count"`
-	OldestStarted time.Time `json:"oldest_started_at"`
-	NextExpiry    time.Time `json:"next_expiry"`
-	Expired       int       `json:"expired"`
+	Owner         string
+	Count         int
+	OldestStarted time.Time
+	NextExpiry    time.Time
+	Expired       int
 }
 
 // LiveLeases groups the running submissions by lease owner (partial index on running).

@@ -9,13 +9,13 @@ import (
 
 // Audit is one audited admin action (invariant 8).
 type Audit struct {
-	ID     int64          `json:"id"`
-	At     time.Time      `json:"at"`
-	Actor  string         `json:"actor"`
-	Action string         `json:"action"`
-	DryRun bool           `json:"dry_run"`
-	Params map[string]any `json:"params"`
-	Counts map[string]any `json:"counts"`
+	ID     int64
+	At     time.Time
+	Actor  string
+	Action string
+	DryRun bool
+	Params map[string]any
+	Counts map[string]any
 }
 
 // AddAudit records an admin action with its parameters and counts.

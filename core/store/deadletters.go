@@ -19,11 +19,11 @@ func insertDeadLetter(ctx context.Context, db DB, id, lane string, attempts int,
 
 // DeadLetter is a submission that failed for good.
 type DeadLetter struct {
-	SubmissionID string    `json:"submission_id"`
-	Lane         string    `json:"lane"`
-	Attempts     int       `json:"attempts"`
-	LastError    string    `json:"last_error"`
-	DeadSince    time.Time `json:"dead_since"`
+	SubmissionID string
+	Lane         string
+	Attempts     int
+	LastError    string
+	DeadSince    time.Time
 }
 
 // ListDeadLetters pages through dead letters, oldest first; after is the last submission

@@ -67,11 +67,7 @@ func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, n
 		verdicts[i], scores[i] = string(o.Verdict), o.Score
 		times[i], mems[i] = int64(o.TimeMS), int64(o.MemoryKB)
 		outputs[i], errs[i] = Text(o.CompileOutput), Text(r.Error)
-		c := o.Cases
-		if c == nil {
-			c = []job.CaseResult{}
-		}
-		b, err := jsonValue(c)
+		b, err := encodeCases(o.Cases)
 		if err != nil {
 			return nil, fmt.Errorf("finalize %s: encode cases: %w", r.ID, err)
 		}

@@ -24,7 +24,7 @@ func NotifyCase(ctx context.Context, db DB, id string, attempt int, c job.CaseRe
 	}
 	// jsonValue: the payload is text, so no NUL escapes (the cuts above may split a rune;
 	// encoding/json mends that).
-	b, err := jsonValue(c)
+	b, err := jsonValue(toCaseJSON(c))
 	if err != nil {
 		return fmt.Errorf("notify case: %w", err)
 	}

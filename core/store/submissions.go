@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -129,8 +128,8 @@ func scanSubmission(row pgx.Row) (*Submission, error) {
 		return nil, err
 	}
 	s.Lane, s.State, s.Verdict = job.Lane(lane), job.State(state), job.Verdict(verdict)
-	if err := json.Unmarshal(cases, &s.Cases); err != nil {
-		return nil, fmt.Errorf("decode cases: %w", err)
+	if s.Cases, err = decodeCases(cases); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }

@@ -11,11 +11,11 @@ import (
 
 // Token is an API token's record; the secret itself is never stored, only its SHA-256.
 type Token struct {
-	ID        int64      `json:"id"`
-	Name      string     `json:"name"`
-	Role      string     `json:"role"`
-	CreatedAt time.Time  `json:"created_at"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	ID        int64
+	Name      string
+	Role      string
+	CreatedAt time.Time
+	RevokedAt *time.Time
 }
 
 // HashToken is how a presented token is looked up.

@@ -18,15 +18,15 @@ import (
 
 // LaneStats describes one lane's stream and its consumer group.
 type LaneStats struct {
-	Lane            job.Lane      `json:"lane"`
-	Length          int64         `json:"length"`
-	Pending         int64         `json:"pending"`
-	OldestPendingID string        `json:"oldest_pending_id,omitempty"`
-	OldestIdle      time.Duration `json:"oldest_pending_idle"`
-	Lag             int64         `json:"lag"`
-	LastDeliveredID string        `json:"last_delivered_id,omitempty"`
-	Consumers       int64         `json:"consumers"`
-	GroupExists     bool          `json:"group_exists"`
+	Lane            job.Lane
+	Length          int64
+	Pending         int64
+	OldestPendingID string
+	OldestIdle      time.Duration
+	Lag             int64
+	LastDeliveredID string
+	Consumers       int64
+	GroupExists     bool
 }
 
 // LaneStats reads a lane's stream length, group lag, pending summary and the idle time of
@@ -80,16 +80,16 @@ func (s *Streams) StreamLength(ctx context.Context, key string) (int64, error) {
 
 // PendingEntry is one entry of a lane's pending entries list.
 type PendingEntry struct {
-	ID           string        `json:"stream_id"`
-	SubmissionID string        `json:"submission_id"`
-	Consumer     string        `json:"consumer"`
-	Idle         time.Duration `json:"idle"`
-	Deliveries   int64         `json:"deliveries"`
+	ID           string
+	SubmissionID string
+	Consumer     string
+	Idle         time.Duration
+	Deliveries   int64
 	// Deleted is true when the entry is pending but no longer in the stream (trimmed).
-	Deleted bool `json:"deleted"`
+	Deleted bool
 	// Malformed says why the entry cannot be a job (see Entry.Malformed); workers drop
 	// such entries, and they must not be handed to PostgreSQL.
-	Malformed string `json:"malformed,omitempty"`
+	Malformed string
 }
 
 // Pending lists up to count pending entries of lane idle for at least minIdle, with ids
@@ -134,10 +134,10 @@ func (s *Streams) Pending(ctx context.Context, lane job.Lane, minIdle time.Durat
 
 // Consumer is one consumer of a lane's group.
 type Consumer struct {
-	Name     string        `json:"name"`
-	Pending  int64         `json:"pending"`
-	Idle     time.Duration `json:"idle"`
-	Inactive time.Duration `json:"inactive"`
+	Name     string
+	Pending  int64
+	Idle     time.Duration
+	Inactive time.Duration
 }
 
 // Consumers lists the consumers of lane's group (XINFO CONSUMERS).

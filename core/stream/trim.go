@@ -11,9 +11,9 @@ import (
 
 // TrimResult reports a trim.
 type TrimResult struct {
-	Before int64  `json:"length_before"`
-	After  int64  `json:"length_after"`
-	MinID  string `json:"min_id,omitempty"` // the oldest entry kept (safe trim)
+	Before int64
+	After  int64
+	MinID  string // the oldest entry kept (safe trim)
 }
 
 // safeTrimScript finds the oldest entry of a stream that the group still needs and, unless
