@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"oj/tui/audit"
 	"oj/tui/consumers"
@@ -331,108 +329,4 @@ func (m *Model) do(a shared.Action) tea.Cmd {
 		s, err := a.Do(ctx)
 		return doneMsg{summary: s, err: err}
 	}
-}
-
-// View renders the whole screen in exactly width×height.
-func (m *Model) View() string {
-	st := m.ctx.Styles
-	body := m.Current().View()
-	if m.showHelp {
-		body = st.Section.Render("Keys") + "  " + st.Muted.Render("(any key closes)") + "\n\n" +
-			m.help.FullHelpView(keys.Help{Map: m.ctx.Keys, Extra: m.Current().Keys()}.FullHelp())
-	}
-	body = shared.Fit(body, m.width, m.bodyHeight())
-	if m.confirm != nil {
-		body = overlay(body, m.dialog(), m.width)
-	}
-	var status string
-	switch {
-	case m.jumping:
-		status = m.jump.View()
-	case m.flash != "" && m.flashErr:
-		status = st.Error.Render(m.flash)
-	case m.flash != "":
-		status = st.Flash.Render(m.flash)
-	}
-	bar := m.help.ShortHelpView(keys.Help{Map: m.ctx.Keys, Extra: m.Current().Keys()}.ShortHelp())
-	return shared.Fit(strings.Join([]string{m.header(), m.tabs(), body, status, bar}, "\n"), m.width, m.height)
-}
-
-func (m *Model) header() string {
-	st := m.ctx.Styles
-	now := m.ctx.Now()
-	var state string
-	switch {
-	case m.lastErr != nil && m.lastOK.IsZero():
-		state = st.Stale.Render("OFFLINE: " + shortErr(m.lastErr))
-	case m.lastErr != nil:
-		state = st.Stale.Render(fmt.Sprintf("STALE %s: ", shared.Ago(now, m.lastOK))) + st.Error.Render(shortErr(m.lastErr))
-	case m.lastOK.IsZero():
-		state = st.Muted.Render("connecting…")
-	default:
-		state = st.Live.Render("● live") + st.Muted.Render(" "+shared.Ago(now, m.lastOK)+" ago")
-	}
-	if m.paused {
-		state = st.Paused.Render("⏸ PAUSED ") + state
-	}
-	head := st.Title.Render("ojctl") + " " + st.Muted.Render(m.ctx.Server) + "  " + state
-	if m.ctx.ReadOnly {
-		head += "  " + st.ReadOnly.Render("[READ-ONLY]")
-	}
-	return head
-}
-
-// shortErr is the reason without the client's method and URL prefix (the header shows
-// the server already).
-func shortErr(err error) string {
-	s := err.Error()
-	if i := strings.LastIndex(s, ": dial tcp"); i >= 0 {
-		s = s[i+2:]
-	}
-	return shared.OneLine(s, 120)
-}
-
-func (m *Model) tabs() string {
-	st := m.ctx.Styles
-	parts := make([]string, len(m.views))
-	for i, v := range m.views {
-		if i == m.cur {
-			parts[i] = st.TabOn.Render(strings.ToUpper(v.Name()))
-		} else {
-			parts[i] = st.Tab.Render(v.Name())
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-func (m *Model) dialog() string {
-	st := m.ctx.Styles
-	c := m.confirm
-	w := min(m.width-6, 70)
-	var lines []string
-	lines = append(lines, st.Section.Render(shared.OneLine(c.action.Title, w)))
-	switch {
-	case c.doing:
-		lines = append(lines, "", "working…")
-	case !c.asking:
-		lines = append(lines, "", "dry run…")
-	default:
-		lines = append(lines, "", fmt.Sprintf("dry run: %d", c.count), shared.OneLine(c.desc, w), "", st.Mark.Render("Proceed? [y/N]"))
-	}
-	return st.Dialog.Width(w).Render(strings.Join(lines, "\n"))
-}
-
-// overlay puts box in the middle of body, line by line.
-func overlay(body, box string, width int) string {
-	bl := strings.Split(body, "\n")
-	xl := strings.Split(box, "\n")
-	top := max(0, (len(bl)-len(xl))/2)
-	for i, l := range xl {
-		if top+i >= len(bl) {
-			break
-		}
-		pad := max(0, (width-lipgloss.Width(l))/2)
-		bl[top+i] = strings.Repeat(" ", pad) + l
-	}
-	return strings.Join(bl, "\n")
 }

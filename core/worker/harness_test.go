@@ -187,3 +187,15 @@ func (h *harness) pending(lane job.Lane) int64 {
 }
 
 func newWorkerMetrics() *worker.Metrics { return worker.NewMetrics(nil) }
+
+// waitFor polls cond until it holds, failing the test after 20 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 20s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

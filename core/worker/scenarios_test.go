@@ -217,3 +217,39 @@ func TestPostgresOutage(t *testing.T) {
 	}
 	waitFor(t, func() bool { return h.pending(job.LaneLight) == 0 })
 }
+
+// Graceful shutdown: in-flight work that outlives the grace period is given back through
+// the outbox (not counted as a failure), its entry acked, and another worker finishes it.
+func TestShutdownGivesBackInFlightWork(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, testenv.PostgresURL(t), testenv.RedisAddr(t), nil)
+	ids := h.submit(2, job.LaneLight, 3)
+	h.startDispatcher()
+	stuck := newScripted(func(job.Task, int) (job.Outcome, error) { select {} })
+	stuck.SetDelay(time.Hour) // returns only when its context ends
+	cfg := testWorkerConfig("leaving")
+	cfg.ShutdownGrace = 100 * time.Millisecond
+	stop := h.run(h.newWorker(cfg, stuck, nil).Run)
+	waitFor(t, func() bool { return stuck.Calls(ids[0]) == 1 && stuck.Calls(ids[1]) == 1 })
+	stop()
+	ctx := context.Background()
+	for _, id := range ids {
+		s, _ := store.GetSubmission(ctx, h.db, id)
+		if s.State != job.StateQueued || s.Failures != 0 || s.LeaseOwner != "" {
+			t.Fatalf("after shutdown: %+v", s)
+		}
+	}
+	if p := h.pending(job.LaneLight); p != 0 {
+		t.Fatalf("%d entries left pending by a clean shutdown", p)
+	}
+	h.startWorker(testWorkerConfig("staying"), newScripted(nil))
+	for id, s := range h.waitTerminal(ids, 20*time.Second) {
+		if s.Verdict != job.VerdictAC || s.Attempt != 2 {
+			t.Fatalf("%s after give-back: %+v", id, s)
+		}
+		hist, _ := store.SubmissionHistory(ctx, h.db, id)
+		if hist[2].Event != "given_back" {
+			t.Fatalf("history: %+v", hist)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package wire
+
+import "time"
+
+// The shapes of the admin endpoints (/admin/v1/…), which ojctl and the TUI drive.
+
+// Overview is the answer of GET /admin/v1/overview.
+type Overview struct {
+	Lanes           []LaneOverview `json:"lanes"`
+	Outbox          OutboxStats    `json:"outbox"`
+	DeadLetters     int64          `json:"dead_letters"`
+	DeadEstimated   bool           `json:"dead_letters_estimated"`
+	DLQStreamLength int64          `json:"dlq_stream_length"`
+	Submissions     []StateCount   `json:"submissions"`
+	RedisVersion    string         `json:"redis_version"`
+	At              time.Time      `json:"at"`
+}
+
+// LaneOverview is one lane's stream and group.
+type LaneOverview struct {
+	Lane              string `json:"lane"`
+	Length            int64  `json:"length"`
+	Pending           int64  `json:"pending"`
+	OldestPendingIdle int64  `json:"oldest_pending_idle_ms"`
+	OldestPendingID   string `json:"oldest_pending_id,omitempty"`
+	Lag               int64  `json:"lag"`
+	LastDeliveredID   string `json:"last_delivered_id,omitempty"`
+	Consumers         int64  `json:"consumers"`
+	GroupExists       bool   `json:"group_exists"`
+}
+
+// OutboxStats is the outbox backlog.
+type OutboxStats struct {
+	Backlog     int64 `json:"backlog"`
+	OldestAgeMS int64 `json:"oldest_age_ms"`
+}
+
+// StateCount is the number of submissions in one state.
+type StateCount struct {
+	State     string `json:"state"`
+	Count     int64  `json:"count"`
+	Estimated bool   `json:"estimated"`
+}
+
+// PendingEntry is one entry of a lane's pending entries list.
+type PendingEntry struct {
+	Lane         string `json:"lane"`
+	StreamID     string `json:"stream_id"`
+	SubmissionID string `json:"submission_id"`
+	Consumer     string `json:"consumer"`
+	IdleMS       int64  `json:"idle_ms"`
+	Deliveries   int64  `json:"deliveries"`
+	Deleted      bool   `json:"deleted"`
+}
+
+// PEL is the answer of GET /admin/v1/pel.
+type PEL struct {
+	Entries []PendingEntry `json:"entries"`
+}
+
+// ReclaimRequest is the body of POST /admin/v1/reclaim. An empty lane means every lane;
+// MinIdleMS defaults to 60000; Limit bounds the entries examined (default 1000).
+type ReclaimRequest struct {
+	Lane      string `json:"lane"`
+	MinIdleMS *int64 `json:"min_idle_ms,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+	DryRun    bool   `json:"dry_run"`
+}
+
+// ReclaimResult counts what reclaim did (or would do, with dry_run) with each idle
+// pending entry: PostgreSQL decided every one.
+type ReclaimResult struct {
+	DryRun        bool `json:"dry_run"`
+	Examined      int  `json:"examined"`
+	Reclaimed     int  `json:"reclaimed"`
+	StillLeased   int  `json:"still_leased"`
+	TerminalAcked int  `json:"terminal_acked"`
+	Missing       int  `json:"missing"`
+	// Dropped counts malformed entries (no usable submission id), acked and deleted.
+	Dropped int `json:"dropped"`
+}
+
+// OutboxRow is an undelivered outbox row.
+type OutboxRow struct {
+	ID           int64     `json:"id"`
+	Kind         string    `json:"kind"`
+	Lane         string    `json:"lane"`
+	SubmissionID string    `json:"submission_id"`
+	CreatedAt    time.Time `json:"created_at"`
+	NextTry      time.Time `json:"next_try"`
+	Attempts     int       `json:"attempts"`
+	LastError    string    `json:"last_error"`
+}
+
+// Outbox is the answer of GET /admin/v1/outbox.
+type Outbox struct {
+	Backlog     int64       `json:"backlog"`
+	OldestAgeMS int64       `json:"oldest_age_ms"`
+	Rows        []OutboxRow `json:"rows"`
+}
+
+// DeadLetter is a submission that failed for good.
+type DeadLetter struct {
+	SubmissionID string    `json:"submission_id"`
+	Lane         string    `json:"lane"`
+	Attempts     int       `json:"attempts"`
+	LastError    string    `json:"last_error"`
+	DeadSince    time.Time `json:"dead_since"`
+}
+
+// DLQ is a page of dead letters, oldest first; NextCursor is empty on the last page.
+type DLQ struct {
+	Items      []DeadLetter `json:"items"`
+	NextCursor string       `json:"next_cursor"`
+	Total      int64        `json:"total"`
+}
+
+// SubmissionSummary is a submission in a list: no source, no compile output, no cases
+// (GET /api/v1/submissions/{id} has them). Verdict, score, time and memory are null
+// until the submission has a verdict.
+type SubmissionSummary struct {
+	ID         string     `json:"id"`
+	ProblemID  string     `json:"problem_id"`
+	Language   string     `json:"language"`
+	State      string     `json:"state"`
+	Verdict    *string    `json:"verdict"`
+	Score      *float64   `json:"score"`
+	Attempt    int        `json:"attempt"`
+	TimeMS     *int       `json:"time_ms"`
+	MemoryKB   *int       `json:"memory_kb"`
+	CreatedAt  time.Time  `json:"created_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+// SubmissionList is a page of GET /admin/v1/submissions, newest first; NextCursor is
+// empty on the last page.
+type SubmissionList struct {
+	Items      []SubmissionSummary `json:"items"`
+	NextCursor string              `json:"next_cursor"`
+}
+
+// ListSubmissionsQuery is the query of GET /admin/v1/submissions: empty State and
+// ProblemID match everything, Limit 0 is the server's default (50; at most 500), Cursor is
+// the previous page's NextCursor.
+type ListSubmissionsQuery struct {
+	State     string
+	ProblemID string
+	Limit     int
+	Cursor    string
+}
+
+// ReplayRequest is the body of POST /admin/v1/dlq/replay: ids, or all.
+type ReplayRequest struct {
+	IDs    []string `json:"ids,omitempty"`
+	All    bool     `json:"all,omitempty"`
+	DryRun bool     `json:"dry_run"`
+}
+
+// ReplayResult counts the replayed dead letters (with dry_run: those that would be).
+type ReplayResult struct {
+	DryRun    bool `json:"dry_run"`
+	Requested int  `json:"requested"`
+	Replayed  int  `json:"replayed"`
+}
+
+// TrimRequest is the body of POST /admin/v1/trim. An empty lane trims every lane.
+type TrimRequest struct {
+	Lane     string `json:"lane"`
+	Strategy string `json:"strategy"`
+	MaxLen   *int64 `json:"maxlen,omitempty"`
+	DryRun   bool   `json:"dry_run"`
+}
+
+// TrimResult reports a trim: lengths before and after, summed over the lanes trimmed.
+type TrimResult struct {
+	DryRun       bool       `json:"dry_run"`
+	Strategy     string     `json:"strategy"`
+	LengthBefore int64      `json:"length_before"`
+	LengthAfter  int64      `json:"length_after"`
+	Lanes        []LaneTrim `json:"lanes"`
+}
+
+// LaneTrim is one lane's part of a trim.
+type LaneTrim struct {
+	Lane         string `json:"lane"`
+	LengthBefore int64  `json:"length_before"`
+	LengthAfter  int64  `json:"length_after"`
+	MinID        string `json:"min_id,omitempty"`
+}
+
+// ActionRequest is the optional body of rejudge and cancel.
+type ActionRequest struct {
+	DryRun bool `json:"dry_run"`
+}
+
+// RejudgeResult counts the submissions sent to the rejudge lane.
+type RejudgeResult struct {
+	DryRun    bool `json:"dry_run"`
+	Rejudged  int  `json:"rejudged"`
+	Requested int  `json:"requested"`
+}
+
+// CancelResult says whether the submission was (or would be) canceled.
+type CancelResult struct {
+	DryRun   bool `json:"dry_run"`
+	Canceled int  `json:"canceled"`
+}
+
+// Workers is the answer of GET /admin/v1/workers.
+type Workers struct {
+	Lanes  []LaneConsumers `json:"lanes"`
+	Leases []LeaseSummary  `json:"leases"`
+}
+
+// LaneConsumers lists one lane's consumers.
+type LaneConsumers struct {
+	Lane      string     `json:"lane"`
+	Consumers []Consumer `json:"consumers"`
+}
+
+// Consumer is one consumer of a lane's group.
+type Consumer struct {
+	Name       string `json:"name"`
+	Pending    int64  `json:"pending"`
+	IdleMS     int64  `json:"idle_ms"`
+	InactiveMS int64  `json:"inactive_ms"`
+}
+
+// LeaseSummary is what one worker holds in PostgreSQL.
+type LeaseSummary struct {
+	Owner         string    `json:"owner"`
+	Count         int       `json:"count"`
+	Expired       int       `json:"expired"`
+	OldestStarted time.Time `json:"oldest_started_at"`
+	NextExpiry    time.Time `json:"next_expiry"`
+}
+
+// AuditEntry is one audited admin action.
+type AuditEntry struct {
+	ID     int64          `json:"id"`
+	At     time.Time      `json:"at"`
+	Actor  string         `json:"actor"`
+	Action string         `json:"action"`
+	DryRun bool           `json:"dry_run"`
+	Params map[string]any `json:"params"`
+	Counts map[string]any `json:"counts"`
+}
+
+// Audit is the answer of GET /admin/v1/audit, newest first.
+type Audit struct {
+	Entries []AuditEntry `json:"entries"`
+}
+
+// Trace is the answer of GET /admin/v1/submissions/{id}/trace.
+type Trace struct {
+	Submission TraceSubmission `json:"submission"`
+	Attempts   []TraceAttempt  `json:"attempts"`
+	Events     []TraceEvent    `json:"events"`
+	DeadLetter *DeadLetter     `json:"dead_letter"`
+}
+
+// TraceSubmission is the submission with the operational fields an admin needs.
+type TraceSubmission struct {
+	Submission
+	OwnerID     *int64     `json:"owner_id"`
+	Lane        string     `json:"lane"`
+	Failures    int        `json:"failures"`
+	MaxAttempts int        `json:"max_attempts"`
+	LeaseOwner  string     `json:"lease_owner,omitempty"`
+	LeaseUntil  *time.Time `json:"lease_until,omitempty"`
+	LastError   string     `json:"last_error"`
+	TraceID     string     `json:"trace_id"`
+	QueuedAt    time.Time  `json:"queued_at"`
+	StartedAt   *time.Time `json:"started_at"`
+}
+
+// TraceAttempt is one attempt: who judged it, when, and how it ended.
+type TraceAttempt struct {
+	Attempt   int        `json:"attempt"`
+	Worker    string     `json:"worker"`
+	ClaimedAt *time.Time `json:"claimed_at"`
+	EndedAt   *time.Time `json:"ended_at"`
+	// Outcome: finished, retry, dead, given_back, canceled, reclaimed (lease expired and a
+	// later attempt took over), or "" while it runs.
+	Outcome   string `json:"outcome"`
+	Verdict   string `json:"verdict,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Reclaimed bool   `json:"reclaimed"`
+}
+
+// TraceEvent is one row of the submission's history.
+type TraceEvent struct {
+	At      time.Time `json:"at"`
+	Event   string    `json:"event"`
+	Attempt int       `json:"attempt"`
+	Worker  string    `json:"worker,omitempty"`
+	Actor   string    `json:"actor,omitempty"`
+	Detail  string    `json:"detail,omitempty"`
+}
