@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -28,6 +29,12 @@ type Options struct {
 	Refresh time.Duration
 	// ReadOnly hides and refuses every action.
 	ReadOnly bool
+	// In and Out are the terminal (ojctl's stdin and stdout); nil: os.Stdin, os.Stdout.
+	In  io.Reader
+	Out io.Writer
+	// NoColor turns colour off (ojctl's --no-color or NO_COLOR): the dashboard reads no
+	// environment itself.
+	NoColor bool
 }
 
 // Run runs the dashboard on the terminal until the operator quits or ctx ends.
@@ -39,9 +46,16 @@ func Run(ctx context.Context, o Options) error {
 	if server == "" {
 		server = o.Client.BaseURL
 	}
+	in, out := o.In, o.Out
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
 	m := New(Config{Source: o.Client, Server: server, Refresh: o.Refresh, ReadOnly: o.ReadOnly,
-		Styles: styles.Default(os.Stdout)})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx))
+		Styles: styles.Default(out, o.NoColor)})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
 	if _, err := p.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil

@@ -56,5 +56,6 @@ func (a *app) dash(cmd *cobra.Command, d dashFlags) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(cmd.Context(), tui.Options{Client: c, Server: a.serverURL, Refresh: *d.refresh, ReadOnly: *d.readOnly})
+	return tui.Run(cmd.Context(), tui.Options{Client: c, Server: a.serverURL, Refresh: *d.refresh, ReadOnly: *d.readOnly,
+		In: a.stdin, Out: a.stdout, NoColor: a.noColor || a.getenv("NO_COLOR") != ""})
 }

@@ -5,7 +5,6 @@ package styles
 
 import (
 	"io"
-	"os"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/table"
@@ -38,11 +37,11 @@ type Styles struct {
 	Help     help.Styles
 }
 
-// Default returns the styles for out (os.Stdout for the real program): no colour when
-// NO_COLOR is set or out is not a terminal.
-func Default(out io.Writer) Styles {
+// Default returns the styles for out (the program's stdout): no colour when noColor is
+// set (the caller read --no-color and NO_COLOR) or out is not a terminal.
+func Default(out io.Writer, noColor bool) Styles {
 	r := lipgloss.NewRenderer(out)
-	if os.Getenv("NO_COLOR") != "" {
+	if noColor {
 		r.SetColorProfile(termenv.Ascii)
 	}
 	return New(r)
