@@ -14,28 +14,28 @@ import (
 
 // start judges a claimed task in its own goroutine, holding one slot until the verdict is
 // written back (or the attempt ended).
-func (w *Worker) start(sh *shift, lane job.Lane, t job.Task, entries []string, slots chan struct{}) {
-	ctx, cancel := context.WithCancelCause(sh.judgeCtx)
-	ctx = job.WithProgress(ctx, func(c job.CaseResult) { w.reportCase(t, c) })
-	r := &run{task: t, entries: entries, cancel: cancel, started: time.Now(), slots: slots}
-	w.mu.Lock()
-	w.inflight[t.SubmissionID] = r
-	w.mu.Unlock()
-	w.m.InFlight.WithLabelValues(string(lane)).Inc()
-	sh.judges.Add(1)
+func (l *lane) start(t job.Task, entries []string) {
+	ctx, cancel := context.WithCancelCause(l.sh.judgeCtx)
+	ctx = job.WithProgress(ctx, func(c job.CaseResult) { l.reportCase(t, c) })
+	r := &run{task: t, entries: entries, cancel: cancel, started: time.Now(), slots: l.slots}
+	l.mu.Lock()
+	l.inflight[t.SubmissionID] = r
+	l.mu.Unlock()
+	l.m.InFlight.WithLabelValues(string(l.lane)).Inc()
+	l.sh.judges.Add(1)
 	go func() {
-		defer sh.judges.Done()
-		w.log.Debug("judging", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "lane", lane)
-		out, reason, err := w.judgeOne(ctx, t)
+		defer l.sh.judges.Done()
+		l.log.Debug("judging", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "lane", l.lane)
+		out, reason, err := l.judgeOne(ctx, t)
 		r.phase.Store(phaseWriting)
 		if err == nil && !out.Verdict.Valid() {
 			err = errors.New("judge returned no valid verdict")
 		}
 		if err != nil {
-			w.endAttempt(sh.storeCtx, r, err, context.Cause(ctx))
+			l.endAttempt(l.sh.storeCtx, r, err, context.Cause(ctx))
 			return
 		}
-		w.results <- result{run: r, outcome: out, reason: reason}
+		l.results <- result{run: r, outcome: out, reason: reason}
 	}()
 }
 

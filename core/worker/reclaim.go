@@ -4,12 +4,11 @@ import (
 	"context"
 	"time"
 
-	"oj/core/job"
 	"oj/core/stream"
 )
 
-func (w *Worker) reclaimLoop(ctx context.Context, sh *shift, lane job.Lane, slots chan struct{}) {
-	t := time.NewTicker(w.cfg.ReclaimInterval)
+func (l *lane) reclaimLoop(ctx context.Context) {
+	t := time.NewTicker(l.cfg.ReclaimInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -17,15 +16,15 @@ func (w *Worker) reclaimLoop(ctx context.Context, sh *shift, lane job.Lane, slot
 			return
 		case <-t.C:
 		}
-		if err := w.reclaimOnce(ctx, sh, lane, slots); err != nil && ctx.Err() == nil {
-			w.m.Errors.WithLabelValues("reclaim").Inc()
-			w.log.Warn("reclaim", "lane", lane, "err", err)
+		if err := l.reclaimOnce(ctx); err != nil && ctx.Err() == nil {
+			l.m.Errors.WithLabelValues("reclaim").Inc()
+			l.log.Warn("reclaim", "lane", l.lane, "err", err)
 		}
-		if w.cfg.ConsumerGCIdle > 0 {
-			if n, err := w.streams.DeleteIdleConsumers(ctx, lane, w.cfg.ConsumerGCIdle, w.cfg.Name); err != nil && ctx.Err() == nil {
-				w.log.Warn("remove idle consumers", "lane", lane, "err", err)
+		if l.cfg.ConsumerGCIdle > 0 {
+			if n, err := l.streams.DeleteIdleConsumers(ctx, l.lane, l.cfg.ConsumerGCIdle, l.cfg.Name); err != nil && ctx.Err() == nil {
+				l.log.Warn("remove idle consumers", "lane", l.lane, "err", err)
 			} else if n > 0 {
-				w.log.Info("removed consumers of gone workers", "lane", lane, "count", n)
+				l.log.Info("removed consumers of gone workers", "lane", l.lane, "count", n)
 			}
 		}
 	}
@@ -35,43 +34,43 @@ func (w *Worker) reclaimLoop(ctx context.Context, sh *shift, lane job.Lane, slot
 // far as free slots allow, and runs what it took through the same claim as fresh entries:
 // PostgreSQL decides whether the previous holder's lease is dead (invariant 6). Entries
 // that Redis reports deleted while pending go to the reconciler.
-func (w *Worker) reclaimOnce(ctx context.Context, sh *shift, lane job.Lane, slots chan struct{}) error {
+func (l *lane) reclaimOnce(ctx context.Context) error {
 	cursor := "0-0"
 	for round := 0; round < 1000; round++ {
-		n := takeSlots(ctx, slots, cap(slots))
+		n := takeSlots(ctx, l.slots, cap(l.slots))
 		if n == 0 {
 			return ctx.Err()
 		}
-		next, claimed, deleted, err := w.streams.AutoClaim(ctx, lane, w.cfg.Name, w.cfg.ReclaimMinIdle, cursor, n)
+		next, claimed, deleted, err := l.streams.AutoClaim(ctx, l.lane, l.cfg.Name, l.cfg.ReclaimMinIdle, cursor, n)
 		if err != nil {
-			release(slots, n)
+			release(l.slots, n)
 			if stream.IsNoGroup(err) {
-				return w.streams.EnsureGroup(ctx, lane)
+				return l.streams.EnsureGroup(ctx, l.lane)
 			}
 			return err
 		}
 		if len(deleted) > 0 {
-			w.m.LostEntries.Add(float64(len(deleted)))
-			if w.lost != nil {
-				if k, err := w.lost.RedriveLost(ctx, lane, deleted); err != nil {
-					w.log.Warn("hand deleted entries to the reconciler", "lane", lane, "err", err)
+			l.m.LostEntries.Add(float64(len(deleted)))
+			if l.lost != nil {
+				if k, err := l.lost.RedriveLost(ctx, l.lane, deleted); err != nil {
+					l.log.Warn("hand deleted entries to the reconciler", "lane", l.lane, "err", err)
 				} else {
-					w.log.Info("pending entries were deleted from the stream", "lane", lane, "entries", len(deleted), "redriven", k)
+					l.log.Info("pending entries were deleted from the stream", "lane", l.lane, "entries", len(deleted), "redriven", k)
 				}
 			}
 		}
 		// Our own long-running judgments idle in the pending list too; leave them be.
 		mine := claimed[:0]
-		w.mu.Lock()
+		l.mu.Lock()
 		for _, e := range claimed {
-			if _, ok := w.inflight[e.SubmissionID]; !ok {
+			if _, ok := l.inflight[e.SubmissionID]; !ok {
 				mine = append(mine, e)
 			}
 		}
-		w.mu.Unlock()
-		release(slots, n-len(mine))
+		l.mu.Unlock()
+		release(l.slots, n-len(mine))
 		if len(mine) > 0 {
-			w.handle(ctx, sh, lane, mine, true, slots)
+			l.handle(ctx, mine, true)
 		}
 		if next == "0-0" || next == "" {
 			return nil

@@ -79,6 +79,17 @@ type result struct {
 	refused bool
 }
 
+// lane is one lane's share of a Run: the lane, its judging slots (one per submission it
+// may judge at once) and the shift it works in. Its read and reclaim loops, its claims,
+// drops and judging starts are its methods, so these values are not threaded through
+// every call; the worker's own parts (store, streams, metrics, log) are embedded.
+type lane struct {
+	*Worker
+	lane  job.Lane
+	slots chan struct{}
+	sh    *shift
+}
+
 // shift is what one Run shares with its loops.
 type shift struct {
 	// judgeCtx ends when the shutdown grace is over: judging still in flight is given back.
@@ -123,18 +134,17 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stopStore(errShutdown)
 	sh := &shift{judgeCtx: judgeCtx, storeCtx: storeCtx}
 	var readers sync.WaitGroup
-	for lane, n := range w.cfg.Concurrency {
+	for name, n := range w.cfg.Concurrency {
 		if n <= 0 {
 			continue
 		}
-		lane := job.Lane(lane)
-		if err := w.streams.EnsureGroup(ctx, lane); err != nil {
-			w.log.Warn("ensure group", "lane", lane, "err", err)
+		l := &lane{Worker: w, lane: job.Lane(name), slots: make(chan struct{}, n), sh: sh}
+		if err := w.streams.EnsureGroup(ctx, l.lane); err != nil {
+			w.log.Warn("ensure group", "lane", l.lane, "err", err)
 		}
-		slots := make(chan struct{}, n)
 		readers.Add(2)
-		go func() { defer readers.Done(); w.readLoop(ctx, sh, lane, slots) }()
-		go func() { defer readers.Done(); w.reclaimLoop(ctx, sh, lane, slots) }()
+		go func() { defer readers.Done(); l.readLoop(ctx) }()
+		go func() { defer readers.Done(); l.reclaimLoop(ctx) }()
 	}
 	finalizerDone := make(chan struct{})
 	go func() { defer close(finalizerDone); w.finalizeLoop(storeCtx) }()
@@ -204,97 +214,97 @@ func release(slots chan struct{}, n int) {
 	}
 }
 
-func (w *Worker) readLoop(ctx context.Context, sh *shift, lane job.Lane, slots chan struct{}) {
+func (l *lane) readLoop(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
-		n := takeSlots(ctx, slots, cap(slots))
+		n := takeSlots(ctx, l.slots, cap(l.slots))
 		if n == 0 {
 			return
 		}
-		entries, err := w.streams.Read(ctx, lane, w.cfg.Name, n, w.cfg.ReadBlock)
+		entries, err := l.streams.Read(ctx, l.lane, l.cfg.Name, n, l.cfg.ReadBlock)
 		if err != nil {
-			release(slots, n)
+			release(l.slots, n)
 			if ctx.Err() != nil {
 				return
 			}
 			if stream.IsNoGroup(err) {
 				// Redis lost the stream or the group: recreate it; the reconciler re-drives
 				// whatever the lost entries carried.
-				w.log.Warn("consumer group missing, recreating", "lane", lane)
-				if err := w.streams.EnsureGroup(ctx, lane); err == nil {
+				l.log.Warn("consumer group missing, recreating", "lane", l.lane)
+				if err := l.streams.EnsureGroup(ctx, l.lane); err == nil {
 					continue
 				}
 			}
 			failures++
-			w.m.Errors.WithLabelValues("read").Inc()
-			w.log.Warn("read stream", "lane", lane, "err", err)
+			l.m.Errors.WithLabelValues("read").Inc()
+			l.log.Warn("read stream", "lane", l.lane, "err", err)
 			clock.Sleep(ctx, job.Backoff(100*time.Millisecond, 5*time.Second, failures))
 			continue
 		}
 		failures = 0
-		release(slots, n-len(entries))
+		release(l.slots, n-len(entries))
 		if len(entries) > 0 {
-			w.handle(ctx, sh, lane, entries, false, slots)
+			l.handle(ctx, entries, false)
 		}
 	}
 }
 
 // handle claims the submissions that entries carry and starts judging the claimed ones.
 // It holds one slot per entry on entry and releases those it does not use.
-func (w *Worker) handle(ctx context.Context, sh *shift, lane job.Lane, entries []stream.Entry, reclaimed bool, slots chan struct{}) {
+func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed bool) {
 	g := stream.GroupBySubmission(entries)
 	ids, bySub := g.IDs, g.Entries
 	junk := make([]string, 0, len(g.Malformed))
 	for _, e := range g.Malformed {
 		// Never judgeable, and poison for the claim batch: drop it, whatever the path.
-		w.m.Claims.WithLabelValues(string(lane), "malformed").Inc()
-		w.log.Warn("dropping a malformed stream entry", "lane", lane, "entry", e.ID, "reason", e.Malformed, "reclaim", reclaimed)
+		l.m.Claims.WithLabelValues(string(l.lane), "malformed").Inc()
+		l.log.Warn("dropping a malformed stream entry", "lane", l.lane, "entry", e.ID, "reason", e.Malformed, "reclaim", reclaimed)
 		junk = append(junk, e.ID)
 	}
 	used := 0
-	defer func() { release(slots, len(entries)-used) }()
-	w.drop(ctx, lane, junk)
+	defer func() { release(l.slots, len(entries)-used) }()
+	l.drop(ctx, junk)
 	if len(ids) == 0 {
 		return
 	}
 	var ack []string
-	res, err := w.claim(ctx, lane, ids, bySub)
+	res, err := l.claim(ctx, ids, bySub)
 	if err != nil {
 		// PostgreSQL could not decide (some of) them: those entries stay pending and come
 		// back through reclaim (invariant 5).
-		w.m.Errors.WithLabelValues("claim").Inc()
-		w.log.Error("claim", "lane", lane, "entries", len(entries), "err", err)
+		l.m.Errors.WithLabelValues("claim").Inc()
+		l.log.Error("claim", "lane", l.lane, "entries", len(entries), "err", err)
 		defer clock.Sleep(ctx, time.Second)
 	}
 	for _, r := range res {
 		entryIDs := bySub[r.ID]
 		if reclaimed {
-			w.m.Reclaimed.WithLabelValues(string(lane), r.Outcome.String()).Inc()
+			l.m.Reclaimed.WithLabelValues(string(l.lane), r.Outcome.String()).Inc()
 		}
-		w.m.Claims.WithLabelValues(string(lane), r.Outcome.String()).Inc()
+		l.m.Claims.WithLabelValues(string(l.lane), r.Outcome.String()).Inc()
 		switch r.Outcome {
 		case store.Claimed:
 			used++
-			w.start(sh, lane, r.Task, entryIDs, slots)
+			l.start(r.Task, entryIDs)
 		case store.Leased:
 			if !reclaimed {
 				ack = append(ack, entryIDs...) // a duplicate: the holder has its own entry
 			}
-			w.log.Debug("submission leased elsewhere", "submission_id", r.ID, "attempt", r.Attempt, "reclaim", reclaimed)
+			l.log.Debug("submission leased elsewhere", "submission_id", r.ID, "attempt", r.Attempt, "reclaim", reclaimed)
 		case store.AlreadyTerminal, store.NotFound:
 			ack = append(ack, entryIDs...)
-			w.log.Info("entry needs no judging", "submission_id", r.ID, "attempt", r.Attempt, "reason", r.Outcome.String())
+			l.log.Info("entry needs no judging", "submission_id", r.ID, "attempt", r.Attempt, "reason", r.Outcome.String())
 		case store.Exhausted:
-			st, err := store.EndAttempt(ctx, w.db, w.cfg.Name, store.Lease{ID: r.ID, Attempt: r.Attempt},
+			st, err := store.EndAttempt(ctx, l.db, l.cfg.Name, store.Lease{ID: r.ID, Attempt: r.Attempt},
 				store.Ending{Cause: "lease expired: the worker judging it stopped answering", CountsAsFailure: true, LeaseExpired: true},
-				w.clock.Now())
-			if w.decided(err) {
+				l.clock.Now())
+			if l.decided(err) {
 				ack = append(ack, entryIDs...)
 			}
-			w.logEnd(r.ID, r.Attempt, "", st, err)
+			l.logEnd(r.ID, r.Attempt, "", st, err)
 		}
 	}
-	w.ack(ctx, lane, ack)
+	l.ack(ctx, l.lane, ack)
 }
 
 // claim claims ids in one statement. Should PostgreSQL refuse the statement for good (a
@@ -302,32 +312,32 @@ func (w *Worker) handle(ctx context.Context, sh *shift, lane job.Lane, entries [
 // bisects the batch so the others are claimed, and drops the entries of an id refused
 // alone. A transient error leaves the ids it covers unclaimed and is returned, with the
 // results of the parts that were claimed.
-func (w *Worker) claim(ctx context.Context, lane job.Lane, ids []string, bySub map[string][]string) ([]store.ClaimResult, error) {
-	res, err := store.ClaimBatch(ctx, w.db, ids, w.cfg.Name, w.clock.Now(), w.cfg.Lease)
+func (l *lane) claim(ctx context.Context, ids []string, bySub map[string][]string) ([]store.ClaimResult, error) {
+	res, err := store.ClaimBatch(ctx, l.db, ids, l.cfg.Name, l.clock.Now(), l.cfg.Lease)
 	if err == nil || !store.Permanent(err) {
 		return res, err
 	}
 	if len(ids) == 1 {
-		w.m.Claims.WithLabelValues(string(lane), "malformed").Inc()
-		w.log.Warn("dropping a stream entry PostgreSQL refuses to claim", "lane", lane, "submission_id", ids[0], "err", err)
-		w.drop(ctx, lane, bySub[ids[0]])
+		l.m.Claims.WithLabelValues(string(l.lane), "malformed").Inc()
+		l.log.Warn("dropping a stream entry PostgreSQL refuses to claim", "lane", l.lane, "submission_id", ids[0], "err", err)
+		l.drop(ctx, bySub[ids[0]])
 		return nil, nil
 	}
 	mid := len(ids) / 2
-	a, errA := w.claim(ctx, lane, ids[:mid], bySub)
-	b, errB := w.claim(ctx, lane, ids[mid:], bySub)
+	a, errA := l.claim(ctx, ids[:mid], bySub)
+	b, errB := l.claim(ctx, ids[mid:], bySub)
 	return append(a, b...), errors.Join(errA, errB)
 }
 
 // drop acks and deletes malformed entries.
-func (w *Worker) drop(ctx context.Context, lane job.Lane, ids []string) {
+func (l *lane) drop(ctx context.Context, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	if err := w.streams.Drop(context.WithoutCancel(ctx), lane, ids...); err != nil {
+	if err := l.streams.Drop(context.WithoutCancel(ctx), l.lane, ids...); err != nil {
 		// They come back through reclaim and are dropped then.
-		w.m.Errors.WithLabelValues("ack").Inc()
-		w.log.Warn("drop malformed entries", "lane", lane, "count", len(ids), "err", err)
+		l.m.Errors.WithLabelValues("ack").Inc()
+		l.log.Warn("drop malformed entries", "lane", l.lane, "count", len(ids), "err", err)
 	}
 }
 
