@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -221,10 +220,8 @@ func (p *Pool) check(spec *Spec) error {
 		if !filepath.IsAbs(ro) || filepath.Clean(ro) != ro || ro == "/" {
 			return fmt.Errorf("sandbox: read-only path %q must be a clean absolute path other than /", ro)
 		}
-		for _, reserved := range []string{WorkDir, "/tmp", "/proc", "/dev"} {
-			if ro == reserved || strings.HasPrefix(ro, reserved+"/") {
-				return fmt.Errorf("sandbox: read-only path %q is inside the sandbox's own %s", ro, reserved)
-			}
+		if reserved := ReservedDir(ro); reserved != "" {
+			return fmt.Errorf("sandbox: read-only path %q is inside the sandbox's own %s", ro, reserved)
 		}
 	}
 	if spec.Dir != "" {

@@ -29,12 +29,27 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
 // WorkDir is where Spec.Dir (or a fresh tmpfs) appears inside the sandbox; it is also
 // the program's working directory.
 const WorkDir = "/w"
+
+// ReservedDir returns the directory of the sandbox's own view that path lies in (/w, /tmp,
+// /proc or /dev: each run gets fresh ones), or "" when path can be shown to programs.
+// A host path under one of them cannot be bound read-only into a run — the run's own
+// mount would hide it — so configuration that puts shared files there (a judge work dir
+// under /tmp) is refused at start by whoever hands such paths to Run.
+func ReservedDir(path string) string {
+	for _, reserved := range []string{WorkDir, "/tmp", "/proc", "/dev"} {
+		if path == reserved || strings.HasPrefix(path, reserved+"/") {
+			return reserved
+		}
+	}
+	return ""
+}
 
 // ErrUnsupported is returned by NewPool where the sandbox cannot run (not Linux).
 var ErrUnsupported = errors.New("sandbox: unsupported on this operating system (needs Linux)")

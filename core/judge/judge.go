@@ -29,6 +29,7 @@ import (
 	"oj/core/judge/cache"
 	"oj/core/judge/lang"
 	"oj/core/judge/objstore"
+	"oj/sandbox"
 )
 
 // Errors for tasks a judge cannot take.
@@ -52,6 +53,9 @@ type Judge struct {
 	builds singleflight.Group // testlib checkers and interactors, per package
 	pch    *pchSet
 	warm   *warmCaches
+	// stopSetup cancels the background set-up (precompiled headers, warm caches), so
+	// that Close — and with it a worker's shutdown — never waits minutes for a build.
+	stopSetup context.CancelFunc
 
 	mu     sync.Mutex
 	closed bool
@@ -74,6 +78,9 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 	langs, err := lang.Load(cfg.LanguagesFile)
 	if err != nil {
 		return nil, fmt.Errorf("judge.languages_file: %w", err)
+	}
+	if err := checkVisible(cfg, langs); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(cfg.WorkDir, 0o711); err != nil {
 		return nil, fmt.Errorf("judge: work dir: %w", err)
@@ -98,6 +105,8 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 	if err := mountTasks(j.tasksDir(), cfg.TasksTmpfsBytes); err != nil {
 		return nil, fmt.Errorf("judge.tasks_tmpfs_bytes: %w", err)
 	}
+	var setup context.Context
+	setup, j.stopSetup = context.WithCancel(context.Background())
 	j.pch = newPCHSet(filepath.Join(cfg.WorkDir, "pch"))
 	j.warm = newWarmCaches(filepath.Join(cfg.WorkDir, "warm"))
 	if cfg.PrecompiledHeaders {
@@ -109,7 +118,7 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 				j.wg.Add(1)
 				go func() {
 					defer j.wg.Done()
-					if err := j.pch.build(l); err != nil {
+					if err := j.pch.build(setup, l); err != nil && setup.Err() == nil {
 						log.Warn("precompiled header not built; compiling without", "language", l.ID, "err", err)
 					}
 				}()
@@ -118,7 +127,7 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 				j.wg.Add(1)
 				go func() {
 					defer j.wg.Done()
-					if err := j.warm.build(l); err != nil {
+					if err := j.warm.build(setup, l); err != nil && setup.Err() == nil {
 						log.Warn("compile cache not warmed; compiling cold", "language", l.ID, "err", err)
 					}
 				}()
@@ -126,6 +135,31 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 		}
 	}
 	return j, nil
+}
+
+// checkVisible refuses, at start, host paths the judge shows to sandboxed programs that
+// the sandbox's own mounts would hide: a work dir under /tmp (its precompiled headers
+// and warm build caches are bound read-only into compiles) would otherwise fail every
+// compile of the language, submission after submission.
+func checkVisible(cfg Config, langs *lang.Set) error {
+	wd, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return fmt.Errorf("judge.work_dir: %w", err)
+	}
+	if r := sandbox.ReservedDir(wd); r != "" {
+		return fmt.Errorf("judge.work_dir %q is inside %s, which every sandboxed run gets a fresh one of: "+
+			"the compilers' shared files there would be hidden from them; choose a directory outside /tmp, /dev and /proc "+
+			"(e.g. /var/lib/oj/work)", cfg.WorkDir, r)
+	}
+	for _, l := range langs.All() {
+		for _, p := range l.ReadOnlyPaths {
+			if r := sandbox.ReservedDir(p); r != "" {
+				return fmt.Errorf("judge.languages_file: language %s: read_only_paths entry %q is inside %s, which the sandbox replaces in every run",
+					l.ID, p, r)
+			}
+		}
+	}
+	return nil
 }
 
 // Languages returns the configured languages.
@@ -159,12 +193,14 @@ func (j *Judge) WaitReady(ctx context.Context) error {
 	}
 }
 
-// Close waits for background work and releases nothing else: tasks in flight finish.
+// Close stops the background set-up and waits for it; it releases nothing else: tasks in
+// flight finish.
 func (j *Judge) Close() error {
 	j.mu.Lock()
 	wasClosed := j.closed
 	j.closed = true
 	j.mu.Unlock()
+	j.stopSetup()
 	j.wg.Wait()
 	if wasClosed {
 		return nil

@@ -33,7 +33,7 @@ func (p *pchSet) dir(l *lang.Language) string {
 	return p.ready[l.ID]
 }
 
-func (p *pchSet) build(l *lang.Language) error {
+func (p *pchSet) build(ctx context.Context, l *lang.Language) error {
 	h := l.PrecompiledHeader
 	dir := filepath.Join(p.root, l.ID)
 	if err := os.RemoveAll(dir); err != nil {
@@ -48,7 +48,7 @@ func (p *pchSet) build(l *lang.Language) error {
 		return err
 	}
 	argv := lang.Expand(h.Compile, lang.Vars{Src: src, Out: gch})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -36,7 +36,7 @@ func (w *warmCaches) template(l *lang.Language) string {
 	return w.ready[l.ID]
 }
 
-func (w *warmCaches) build(l *lang.Language) error {
+func (w *warmCaches) build(ctx context.Context, l *lang.Language) error {
 	cc := l.CompileCache
 	base := filepath.Join(w.root, l.ID)
 	if err := os.RemoveAll(base); err != nil {
@@ -51,7 +51,7 @@ func (w *warmCaches) build(l *lang.Language) error {
 	}
 	vars := lang.Vars{Src: l.SourceFile, WorkDir: box}
 	argv := lang.Expand(dropPlaceholder(l.Compile, "{pch_dir}"), vars)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = box
