@@ -12,7 +12,7 @@ import (
 
 // buildJudge wires the worker's judge: a sandbox pool sized for the worker's concurrency
 // (two slots per submission: an interactive case runs the solution and the interactor at
-// once), the object store, and the judge with its package cache.
+// once), the object store, and the judge with its package cache; then the self-check.
 func buildJudge(ctx context.Context, d *deps) (worker.Judge, func(), error) {
 	sc := d.cfg.Sandbox
 	total := 0
@@ -37,9 +37,10 @@ func buildJudge(ctx context.Context, d *deps) (worker.Judge, func(), error) {
 		pool.Close()
 		return nil, nil, err
 	}
-	for _, m := range j.Unavailable() {
-		d.log.Warn("language unavailable on this worker: its submissions fail here and are retried elsewhere",
-			"language", m.Language, "reason", m.Reason)
+	if err := selfCheck(ctx, d.log, sc, pool, j); err != nil {
+		j.Close()
+		pool.Close()
+		return nil, nil, err
 	}
 	return j, func() { j.Close(); pool.Close() }, nil
 }

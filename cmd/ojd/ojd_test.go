@@ -25,44 +25,14 @@ func TestOjdAllServesAndStops(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the worker's sandbox needs root")
 	}
-	dir, err := os.MkdirTemp("/var/tmp", "oj-ojd-test-") // the sandbox hides /tmp
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	bin := filepath.Join(dir, "ojd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	dir, bin := buildOjd(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cfg := filepath.Join(dir, "ojd.yaml")
-	yaml := fmt.Sprintf(`postgres:
-  url: %q
-redis:
-  addr: %s
-  key_prefix: %s
-api:
-  listen: %s
-storage:
-  fs:
-    root: %s/objects
-judge:
-  work_dir: %s/work
-  cache:
-    dir: %s/cache
-sandbox:
-  cgroup_parent: %s
-`, testenv.Schema(t, testenv.PostgresURL(t)), testenv.RedisAddr(t), testenv.RandomName("t"), addr, dir, dir, dir,
-		testenv.RandomName("oj-ojd-test-"))
-	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeConfig(t, dir, fmt.Sprintf("api:\n  listen: %s\njudge:\n  work_dir: %s/work\n  cache:\n    dir: %s/cache\n", addr, dir, dir))
 	ojd := func(args ...string) string {
 		out, err := exec.Command(bin, append([]string{"--config", cfg}, args...)...).CombinedOutput()
 		if err != nil {
@@ -77,7 +47,7 @@ sandbox:
 	token := lines[len(lines)-1]
 
 	cmd := exec.Command(bin, "--config", cfg, "all")
-	var logs bytes.Buffer
+	var logs syncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -126,4 +96,44 @@ sandbox:
 	case <-time.After(40 * time.Second):
 		t.Fatalf("ojd all did not stop after SIGTERM\n%s", logs.String())
 	}
+}
+
+// buildOjd builds the binary into a fresh directory outside /tmp (the sandbox hides
+// /tmp, so a judge work dir there is refused) and returns both.
+func buildOjd(t *testing.T) (dir, bin string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "oj-ojd-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	bin = filepath.Join(dir, "ojd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return dir, bin
+}
+
+// writeConfig writes dir/ojd.yaml for the test stack (its own schema, key prefix, object
+// store and cgroup parent) followed by extra YAML, and returns its path.
+func writeConfig(t *testing.T, dir, extra string) string {
+	t.Helper()
+	cfg := filepath.Join(dir, "ojd.yaml")
+	yaml := fmt.Sprintf(`postgres:
+  url: %q
+redis:
+  addr: %s
+  key_prefix: %s
+storage:
+  fs:
+    root: %s/objects
+sandbox:
+  cgroup_parent: %s
+`, testenv.Schema(t, testenv.PostgresURL(t)), testenv.RedisAddr(t), testenv.RandomName("t"), dir,
+		testenv.RandomName("oj-ojd-test-"))
+	if err := os.WriteFile(cfg, []byte(yaml+extra), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

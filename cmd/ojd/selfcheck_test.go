@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A worker whose host cannot judge stops at start, naming the key to change, instead of
+// claiming submissions and ending each one as SE; a sound one says its self-check passed.
+func TestWorkerSelfCheck(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the worker's sandbox needs root")
+	}
+	dir, bin := buildOjd(t)
+	missing := filepath.Join(dir, "languages.yaml")
+	if err := os.WriteFile(missing, []byte(`languages:
+  - id: c99x
+    name: C with a compiler this host lacks
+    source_file: main.c
+    compile: [/usr/bin/no-such-cc, -o, main, "{src}"]
+    run: [./main]
+    lane: heavy
+    time_factor: 1
+    memory_factor: 1
+    processes: 1
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmpWork, err := os.MkdirTemp("", "oj-work-under-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmpWork) })
+	judgeAt := func(work, extra string) string {
+		return fmt.Sprintf("judge:\n  work_dir: %s\n  cache:\n    dir: %s/cache\n%s", work, dir, extra)
+	}
+	tests := []struct {
+		name  string
+		judge string
+		want  []string
+	}{
+		{"work dir under /tmp", judgeAt(tmpWork, ""), []string{"judge.work_dir", tmpWork, "inside /tmp"}},
+		{"toolchain missing", judgeAt(dir+"/work", "  languages_file: "+missing+"\n"),
+			[]string{"judge.languages_file", "c99x", "/usr/bin/no-such-cc"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := writeConfig(t, dir, tc.judge)
+			cmd := exec.Command(bin, "--config", cfg, "worker")
+			var logs bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &logs, &logs
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatalf("worker exited 0; want a start-up failure\n%s", logs.String())
+				}
+			case <-time.After(60 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("worker still running after 60 s; want a start-up failure\n%s", logs.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(logs.String(), w) {
+					t.Errorf("start-up error does not name %q:\n%s", w, logs.String())
+				}
+			}
+		})
+	}
+	t.Run("sound host", func(t *testing.T) {
+		cfg := writeConfig(t, dir, judgeAt(dir+"/work", ""))
+		cmd := exec.Command(bin, "--config", cfg, "worker")
+		var logs syncBuffer
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		deadline := time.Now().Add(60 * time.Second)
+		for !strings.Contains(logs.String(), "worker self-check passed") {
+			if time.Now().After(deadline) {
+				t.Fatalf("no self-check line within 60 s:\n%s", logs.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+	})
+}
+
+// syncBuffer is a bytes.Buffer that a child process's output can be copied into while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
