@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"oj/core/job"
@@ -62,49 +63,21 @@ func StateCounts(ctx context.Context, db DB) ([]StateCount, error) {
 		return nil, err
 	}
 	if reltuples < exactCountBelow {
-		counts := map[string]int64{}
-		rows, err := db.Query(ctx, `SELECT state::text, count(*) FROM submissions
+		counts, err := keyed[int64](ctx, db, "state counts", `SELECT state::text, count(*) FROM submissions
 			WHERE state IN ('finished', 'dead', 'canceled') GROUP BY state`)
 		if err != nil {
-			return nil, fmt.Errorf("state counts: %w", err)
-		}
-		for rows.Next() {
-			var s string
-			var n int64
-			if err := rows.Scan(&s, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("state counts: %w", err)
-			}
-			counts[s] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("state counts: %w", err)
+			return nil, err
 		}
 		for _, s := range terminal {
 			out = append(out, StateCount{State: s, Count: counts[string(s)]})
 		}
 		return out, nil
 	}
-	freq := map[string]float64{}
-	rows, err := db.Query(ctx, `SELECT v::text, f FROM pg_stats s,
+	freq, err := keyed[float64](ctx, db, "state counts", `SELECT v::text, f FROM pg_stats s,
 		LATERAL unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS u(v, f)
 		WHERE s.schemaname = current_schema() AND s.tablename = 'submissions' AND s.attname = 'state'`)
 	if err != nil {
-		return nil, fmt.Errorf("state counts: %w", err)
-	}
-	for rows.Next() {
-		var v string
-		var f float64
-		if err := rows.Scan(&v, &f); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("state counts: %w", err)
-		}
-		freq[v] = f
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state counts: %w", err)
+		return nil, err
 	}
 	for _, s := range terminal {
 		out = append(out, StateCount{State: s, Count: int64(reltuples * freq[string(s)]), Estimated: true})
@@ -148,22 +121,12 @@ type LeaseSummary struct {
 
 // LiveLeases groups the running submissions by lease owner (partial index on running).
 func LiveLeases(ctx context.Context, db DB, now time.Time) ([]LeaseSummary, error) {
-	rows, err := db.Query(ctx, `SELECT lease_owner, count(*), min(coalesce(started_at, queued_at)), min(lease_until),
-		       count(*) FILTER (WHERE lease_until <= $1)
+	scan := func(rows pgx.Row, l *LeaseSummary) error {
+		return rows.Scan(&l.Owner, &l.Count, &l.OldestStarted, &l.NextExpiry, &l.Expired)
+	}
+	return queryAll(ctx, db, "live leases", scan, `SELECT lease_owner, count(*), min(coalesce(started_at, queued_at)),
+		       min(lease_until), count(*) FILTER (WHERE lease_until <= $1)
 		  FROM submissions WHERE state = 'running' GROUP BY lease_owner ORDER BY lease_owner`, now)
-	if err != nil {
-		return nil, fmt.Errorf("live leases: %w", err)
-	}
-	defer rows.Close()
-	var out []LeaseSummary
-	for rows.Next() {
-		var l LeaseSummary
-		if err := rows.Scan(&l.Owner, &l.Count, &l.OldestStarted, &l.NextExpiry, &l.Expired); err != nil {
-			return nil, fmt.Errorf("live leases: %w", err)
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
 }
 
 // LeaseState is what reclaim needs to know about one submission.
@@ -200,9 +163,8 @@ func LeaseStates(ctx context.Context, db DB, ids []string, now time.Time) (map[s
 // GetDeadLetter returns the dead letter of a submission, ErrNotFound if it has none.
 func GetDeadLetter(ctx context.Context, db DB, id string) (*DeadLetter, error) {
 	var d DeadLetter
-	err := db.QueryRow(ctx, `SELECT submission_id::text, lane, attempts, last_error, dead_since FROM dead_letters
-		WHERE submission_id = $1::uuid`, id).Scan(&d.SubmissionID, &d.Lane, &d.Attempts, &d.LastError, &d.DeadSince)
-	if err != nil {
+	if err := scanDeadLetter(db.QueryRow(ctx, `SELECT `+deadLetterColumns+` FROM dead_letters
+		WHERE submission_id = $1::uuid`, id), &d); err != nil {
 		return nil, translate(err, "get dead letter")
 	}
 	return &d, nil

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Audit is one audited admin action (invariant 8).
@@ -38,26 +40,16 @@ func AddAudit(ctx context.Context, db DB, a Audit) error {
 
 // ListAudit returns the newest limit audit rows, newest first.
 func ListAudit(ctx context.Context, db DB, limit int) ([]Audit, error) {
-	rows, err := db.Query(ctx, `SELECT id, at, actor, action, dry_run, params, counts FROM audit_log
-		ORDER BY at DESC, id DESC LIMIT $1`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list audit: %w", err)
-	}
-	defer rows.Close()
-	var out []Audit
-	for rows.Next() {
-		var a Audit
+	scan := func(rows pgx.Row, a *Audit) error {
 		var params, counts []byte
 		if err := rows.Scan(&a.ID, &a.At, &a.Actor, &a.Action, &a.DryRun, &params, &counts); err != nil {
-			return nil, fmt.Errorf("list audit: %w", err)
+			return err
 		}
 		if err := json.Unmarshal(params, &a.Params); err != nil {
-			return nil, fmt.Errorf("list audit: %w", err)
+			return err
 		}
-		if err := json.Unmarshal(counts, &a.Counts); err != nil {
-			return nil, fmt.Errorf("list audit: %w", err)
-		}
-		out = append(out, a)
+		return json.Unmarshal(counts, &a.Counts)
 	}
-	return out, rows.Err()
+	return queryAll(ctx, db, "list audit", scan, `SELECT id, at, actor, action, dry_run, params, counts FROM audit_log
+		ORDER BY at DESC, id DESC LIMIT $1`, limit)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"oj/core/job"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // ClaimOutcome says what a claim did with one submission id.
@@ -118,7 +120,7 @@ type Lease struct {
 // fenced off anyway.
 func Heartbeat(ctx context.Context, db DB, owner string, leases []Lease, now time.Time, leaseFor time.Duration) ([]Lease, error) {
 	ids, attempts := splitLeases(leases)
-	rows, err := db.Query(ctx, `
+	return queryAll(ctx, db, "heartbeat", func(rows pgx.Row, l *Lease) error { return rows.Scan(&l.ID, &l.Attempt) }, `
 		WITH input AS (SELECT * FROM unnest($1::text[]::uuid[], $2::int[]) AS i(id, attempt)),
 		ext AS (
 		    UPDATE submissions s SET lease_until = $5
@@ -128,19 +130,6 @@ func Heartbeat(ctx context.Context, db DB, owner string, leases []Lease, now tim
 		    RETURNING s.id)
 		SELECT i.id::text, i.attempt FROM input i LEFT JOIN ext ON ext.id = i.id WHERE ext.id IS NULL`,
 		ids, attempts, owner, now, now.Add(leaseFor))
-	if err != nil {
-		return nil, fmt.Errorf("heartbeat: %w", err)
-	}
-	defer rows.Close()
-	var lost []Lease
-	for rows.Next() {
-		var l Lease
-		if err := rows.Scan(&l.ID, &l.Attempt); err != nil {
-			return nil, fmt.Errorf("heartbeat: %w", err)
-		}
-		lost = append(lost, l)
-	}
-	return lost, rows.Err()
 }
 
 func splitLeases(leases []Lease) ([]string, []int32) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 func insertDeadLetter(ctx context.Context, db DB, id, lane string, attempts int, cause string, now time.Time) error {
@@ -26,28 +28,21 @@ type DeadLetter struct {
 	DeadSince    time.Time
 }
 
+const deadLetterColumns = `submission_id::text, lane, attempts, last_error, dead_since`
+
+func scanDeadLetter(row pgx.Row, d *DeadLetter) error {
+	return row.Scan(&d.SubmissionID, &d.Lane, &d.Attempts, &d.LastError, &d.DeadSince)
+}
+
 // ListDeadLetters pages through dead letters, oldest first; after is the last submission
 // id of the previous page ("" for the first page).
 func ListDeadLetters(ctx context.Context, db DB, limit int, afterSince time.Time, afterID string) ([]DeadLetter, error) {
 	if afterID == "" {
 		afterID = "00000000-0000-0000-0000-000000000000"
 	}
-	rows, err := db.Query(ctx, `SELECT submission_id::text, lane, attempts, last_error, dead_since FROM dead_letters
+	return queryAll(ctx, db, "list dead letters", scanDeadLetter, `SELECT `+deadLetterColumns+` FROM dead_letters
 		WHERE (dead_since, submission_id) > ($2, $3::uuid) ORDER BY dead_since, submission_id LIMIT $1`,
 		limit, afterSince, afterID)
-	if err != nil {
-		return nil, fmt.Errorf("list dead letters: %w", err)
-	}
-	defer rows.Close()
-	var out []DeadLetter
-	for rows.Next() {
-		var d DeadLetter
-		if err := rows.Scan(&d.SubmissionID, &d.Lane, &d.Attempts, &d.LastError, &d.DeadSince); err != nil {
-			return nil, fmt.Errorf("list dead letters: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
 }
 
 // CountDeadLetters counts the dead letters.

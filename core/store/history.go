@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Event is what happened to a submission in one history row. The column has a CHECK
@@ -56,19 +58,10 @@ func AddHistory(ctx context.Context, db DB, h History) error {
 
 // SubmissionHistory returns a submission's trace, oldest first.
 func SubmissionHistory(ctx context.Context, db DB, id string) ([]History, error) {
-	rows, err := db.Query(ctx, `SELECT at, event, attempt, worker, actor, detail FROM submission_history
-		WHERE submission_id = $1 ORDER BY id`, id)
-	if err != nil {
-		return nil, fmt.Errorf("submission history: %w", err)
+	scan := func(rows pgx.Row, h *History) error {
+		h.SubmissionID = id
+		return rows.Scan(&h.At, &h.Event, &h.Attempt, &h.Worker, &h.Actor, &h.Detail)
 	}
-	defer rows.Close()
-	var out []History
-	for rows.Next() {
-		h := History{SubmissionID: id}
-		if err := rows.Scan(&h.At, &h.Event, &h.Attempt, &h.Worker, &h.Actor, &h.Detail); err != nil {
-			return nil, fmt.Errorf("submission history: %w", err)
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db, "submission history", scan, `SELECT at, event, attempt, worker, actor, detail
+		FROM submission_history WHERE submission_id = $1 ORDER BY id`, id)
 }

@@ -130,14 +130,5 @@ func SubmissionsForEntries(ctx context.Context, db DB, lane job.Lane, streamIDs 
 	if err != nil {
 		return nil, fmt.Errorf("submissions for entries: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("submissions for entries: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return collectStrings(rows, "submissions for entries")
 }

@@ -85,19 +85,3 @@ func ProblemSubmissions(ctx context.Context, db DB, problemID, afterID string, l
 	}
 	return collectStrings(rows, "problem submissions")
 }
-
-func collectStrings(rows pgx.Rows, what string) ([]string, error) {
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return out, nil
-}

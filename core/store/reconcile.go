@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Stray is a live submission the reconciler should look at: queued or with an expired
@@ -21,7 +23,8 @@ func ListStrays(ctx context.Context, db DB, cutoff time.Time, afterID string, li
 	if afterID == "" {
 		afterID = "00000000-0000-0000-0000-000000000000"
 	}
-	rows, err := db.Query(ctx, `
+	scan := func(rows pgx.Row, s *Stray) error { return rows.Scan(&s.ID, &s.Lane, &s.State, &s.StreamID) }
+	return queryAll(ctx, db, "list strays", scan, `
 		SELECT s.id::text, s.lane, s.state::text, coalesce(o.stream_id, '')
 		  FROM submissions s
 		  LEFT JOIN LATERAL (SELECT stream_id FROM outbox WHERE submission_id = s.id AND kind = 'job'
@@ -30,19 +33,6 @@ func ListStrays(ctx context.Context, db DB, cutoff time.Time, afterID string, li
 		   AND s.id > $2::uuid
 		   AND NOT EXISTS (SELECT 1 FROM outbox u WHERE u.submission_id = s.id AND u.delivered_at IS NULL)
 		 ORDER BY s.id LIMIT $3`, cutoff, afterID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list strays: %w", err)
-	}
-	defer rows.Close()
-	var out []Stray
-	for rows.Next() {
-		var s Stray
-		if err := rows.Scan(&s.ID, &s.Lane, &s.State, &s.StreamID); err != nil {
-			return nil, fmt.Errorf("list strays: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // Redrive gives submissions whose stream entry was lost a new outbox row, if they are

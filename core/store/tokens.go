@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Token is an API token's record; the secret itself is never stored, only its SHA-256.
@@ -55,20 +57,10 @@ func Authenticate(ctx context.Context, db DB, secret string) (*Token, error) {
 
 // ListTokens lists every token, revoked ones included.
 func ListTokens(ctx context.Context, db DB) ([]Token, error) {
-	rows, err := db.Query(ctx, `SELECT id, name, role, created_at, revoked_at FROM api_tokens ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("list tokens: %w", err)
+	scan := func(rows pgx.Row, t *Token) error {
+		return rows.Scan(&t.ID, &t.Name, &t.Role, &t.CreatedAt, &t.RevokedAt)
 	}
-	defer rows.Close()
-	var out []Token
-	for rows.Next() {
-		var t Token
-		if err := rows.Scan(&t.ID, &t.Name, &t.Role, &t.CreatedAt, &t.RevokedAt); err != nil {
-			return nil, fmt.Errorf("list tokens: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db, "list tokens", scan, `SELECT id, name, role, created_at, revoked_at FROM api_tokens ORDER BY id`)
 }
 
 // RevokeToken revokes the token called name.
