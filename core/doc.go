@@ -24,13 +24,16 @@
 //     submission) or a dead letter. A PostgreSQL error leaves the entry pending; it comes
 //     back through reclaim. An entry that cannot be a job at all (no submission id, not a
 //     UUID: stream.Entry.Malformed) is acked and deleted with a logged reason
-//     (stream.Streams.Drop), on the read and the reclaim path, so it neither fails its
-//     claim batch nor returns forever.
+//     (stream.Streams.Drop), on the read and the reclaim path and by the admin reclaim
+//     (ops.Reclaim, counted as dropped), so it neither fails its claim batch nor returns
+//     forever. The worker and the admin reclaim group entries by submission the same way
+//     (stream.GroupBySubmission), malformed ones set apart before PostgreSQL is asked.
 //  6. Reclaim takes over pending entries with XAUTOCLAIM but claims the submission only
-//     when PostgreSQL says its lease expired (the same store.ClaimBatch condition); a
-//     live lease is left alone, and the bumped attempt fences off the old holder. A worker
-//     never holds a lease forever: a verdict it cannot write back (PostgreSQL away) is
-//     retried for one lease length at most, then no longer heartbeated, so the lease
+//     when PostgreSQL says its lease expired (the same store.ClaimBatch condition, or
+//     store.LeaseStates for the admin's ops.Reclaim); a live lease is left alone, and the
+//     bumped attempt fences off the old holder. A worker never holds a lease forever: a
+//     verdict it cannot write back (PostgreSQL away) is retried for one lease length at
+//     most, then no longer heartbeated, so the lease
 //     expires and reclaim acts (worker.finalize); every PostgreSQL call of the write-back
 //     path is bounded by worker.store_timeout, and Run returns by shutdown_grace +
 //     store_timeout whatever PostgreSQL does. Heartbeats stop acting on an attempt once
@@ -38,16 +41,22 @@
 //  7. Retries are bounded by max_attempts with exponential backoff through the outbox
 //     (store.EndAttempt); past the bound the submission is dead with verdict SE, a
 //     dead_letters row and a notification on oj:{dlq}:events, in the same transaction.
-//     Dead letters leave only through an audited replay (store.Requeue). Nothing is
-//     retried that retrying cannot fix: text a contestant or a problem setter influences
+//     Dead letters leave only through an audited replay (ops.Replay, store.Replay).
+//     Nothing is retried that retrying cannot fix: text a contestant or a problem setter influences
 //     is made storable at the store boundary (store.Text for text, and the JSON of cases,
 //     progress and audit rows: no NUL, valid UTF-8); a verdict PostgreSQL still refuses
 //     for good (store.Permanent: SQLSTATE class 22 or 23, or a value JSON cannot hold) is
 //     isolated by bisecting its finalize batch and ends alone as SE with the reason
 //     (worker.write), and a judge that panics ends only its own attempt, as SE
 //     (worker.judgeOne).
-//  8. Mutating admin actions support dry runs (the transaction is rolled back) and write
-//     an audit row (store.AddAudit).
+//  8. Mutating admin actions live in package ops (reclaim, replay, rejudge, cancel, trim),
+//     with typed params and counts; ops.audited is the one place that writes their audit
+//     row (actor, action, dry_run, params, counts, and the error or refusal), in the
+//     action's own transaction for cancel and a submission's rejudge; ops.Record writes
+//     the row of a problem upload. A dry run of a
+//     PostgreSQL action is the same transaction rolled back (store.InDryTx); Redis
+//     actions only read (XPENDING, the trim script's dry mode). History events are a
+//     closed set (store.Event, CHECK constraint submission_history_event).
 //  9. The safe trim is XTRIM MINID at the oldest entry still pending or undelivered
 //     (stream.SafeTrimID).
 //  10. Sandbox kill and cleanup are idempotent (package sandbox).

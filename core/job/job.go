@@ -1,6 +1,9 @@
-// Package job holds the judge core's vocabulary: submission states, verdicts, lanes and
-// the transitions between states. It is pure: no I/O and no imports from the project, so
-// every other package (store, stream, worker, api, tui through the API types) can share it.
+// Package job holds the judge core's vocabulary: submission states (and which of them are
+// terminal or may be requeued), verdicts, lanes, the task a worker judges and the outcome
+// it reports, case progress and retry backoff. The transitions themselves are SQL
+// statements in core/store (claim, finalize, end of an attempt, requeue, cancel), each
+// guarded by the states it may leave. It is pure: no I/O and no imports from the project,
+// so every other package can share it.
 package job
 
 import (
