@@ -343,3 +343,21 @@ func TestStateChangesAreNotified(t *testing.T) {
 		}
 	}
 }
+
+// History events are a closed set: every store.Event is accepted, anything else refused
+// by the CHECK constraint, so a misspelt event cannot hide from the trace.
+func TestHistoryEventsAreChecked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.DB(t)
+	id := submit(t, db, 3)
+	for _, ev := range store.Events {
+		if err := store.AddHistory(ctx, db, store.History{SubmissionID: id, Event: ev}); err != nil {
+			t.Fatalf("event %q refused: %v", ev, err)
+		}
+	}
+	err := store.AddHistory(ctx, db, store.History{SubmissionID: id, Event: "reclaimed"})
+	if !store.Permanent(err) {
+		t.Fatalf("an unknown event: %v, want a permanent refusal", err)
+	}
+}
