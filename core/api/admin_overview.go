@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -16,10 +17,21 @@ import (
 // their partial indexes; terminal states and dead letters counted exactly only while the
 // tables are small (estimated beyond).
 func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
-	ctx := r.Context()
 	now := s.clock.Now()
 	out := wire.Overview{At: now, Lanes: make([]wire.LaneOverview, len(job.Lanes))}
-	g, gctx := errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(r.Context())
+	s.overviewRedis(gctx, g, &out)
+	s.overviewPostgres(gctx, g, now, &out)
+	if err := g.Wait(); err != nil {
+		return unavailable("overview", err)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// overviewRedis starts the overview's Redis queries in g: each lane's stream and group,
+// the DLQ stream's length, the server's version.
+func (s *Server) overviewRedis(gctx context.Context, g *errgroup.Group, out *wire.Overview) {
 	for i, lane := range job.Lanes {
 		g.Go(func() error {
 			st, err := s.d.Streams.LaneStats(gctx, lane)
@@ -42,15 +54,15 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token
 		out.RedisVersion = v
 		return err
 	})
+}
+
+// overviewPostgres starts the overview's PostgreSQL queries in g: the outbox backlog, the
+// dead letters, the submissions by state.
+func (s *Server) overviewPostgres(gctx context.Context, g *errgroup.Group, now time.Time, out *wire.Overview) {
 	g.Go(func() error {
 		n, oldest, err := store.OutboxBacklog(gctx, s.d.DB)
-		if err != nil {
-			return err
-		}
-
 		out.Outbox = wire.OutboxStats{Backlog: n, OldestAgeMS: ageMS(now, oldest)}
-
-		return nil
+		return err
 	})
 	g.Go(func() error {
 		n, est, err := store.DeadLetterCount(gctx, s.d.DB)
@@ -64,11 +76,6 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token
 		}
 		return err
 	})
-	if err := g.Wait(); err != nil {
-		return unavailable("overview", err)
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 func ageMS(now time.Time, t *time.Time) int64 {
