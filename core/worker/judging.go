@@ -242,7 +242,12 @@ func (w *Worker) write(stores context.Context, batch []result) []error {
 // heartbeatLoop extends the leases of in-flight attempts and stops judging those whose
 // lease was lost (reclaimed or canceled): their write-back would be fenced off anyway.
 func (w *Worker) heartbeatLoop(ctx context.Context) {
-	t := time.NewTicker(w.cfg.HeartbeatInterval)
+	every(ctx, w.cfg.HeartbeatInterval, w.heartbeatOnce)
+}
+
+// every runs fn every interval until ctx ends (the first run one interval in).
+func every(ctx context.Context, interval time.Duration, fn func(ctx context.Context)) {
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
@@ -250,7 +255,7 @@ func (w *Worker) heartbeatLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		w.heartbeatOnce(ctx)
+		fn(ctx)
 	}
 }
 

@@ -2,20 +2,14 @@ package worker
 
 import (
 	"context"
-	"time"
 
 	"oj/core/stream"
 )
 
+// reclaimLoop reclaims the lane's idle pending entries every reclaim_interval, and
+// removes the consumer names of gone workers.
 func (l *lane) reclaimLoop(ctx context.Context) {
-	t := time.NewTicker(l.cfg.ReclaimInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, l.cfg.ReclaimInterval, func(ctx context.Context) {
 		if err := l.reclaimOnce(ctx); err != nil && ctx.Err() == nil {
 			l.m.Errors.WithLabelValues("reclaim").Inc()
 			l.log.Warn("reclaim", "lane", l.lane, "err", err)
@@ -27,7 +21,7 @@ func (l *lane) reclaimLoop(ctx context.Context) {
 				l.log.Info("removed consumers of gone workers", "lane", l.lane, "count", n)
 			}
 		}
-	}
+	})
 }
 
 // reclaimOnce walks lane's pending entries idle for reclaim_min_idle with XAUTOCLAIM, as
