@@ -23,7 +23,8 @@ func newReclaimCmd(a *app) *cobra.Command {
 PostgreSQL decides each one: an expired lease is reclaimed (new attempt, so the old
 worker's late write-back is fenced off); a live lease is left alone (still_leased); a
 submission already terminal is acknowledged (terminal_acked); an entry whose
-submission is gone is counted as missing. Workers reclaim by themselves; this is for
+submission is gone is counted as missing; an entry that carries no usable submission
+id is acknowledged and deleted (dropped). Workers reclaim by themselves; this is for
 when they cannot (every worker of a lane died).`,
 		Example: `  ojctl reclaim --dry-run
   ojctl reclaim --lane heavy --min-idle 5m
@@ -52,6 +53,7 @@ when they cannot (every worker of a lane died).`,
 						{"Still leased", itoa(r.StillLeased)},
 						{"Terminal, acked", itoa(r.TerminalAcked)},
 						{"Missing", itoa(r.Missing)},
+						{"Dropped (malformed)", itoa(r.Dropped)},
 					}}, nil
 				}})
 		}),
