@@ -85,12 +85,12 @@ func parsePoints(msg string) (float64, error) {
 	return p, nil
 }
 
-// clip bounds a checker's message and makes it text PostgreSQL can hold (no invalid
-// UTF-8, no NUL), so it travels as it is to the results and to progress notifications.
+// clip bounds a checker's message. What PostgreSQL cannot hold (NUL, invalid UTF-8) is
+// replaced in one place, where text enters the store (store.Text), not here.
 func clip(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > maxMsgBytes {
 		s = s[:maxMsgBytes] + "…"
 	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "?"), "\x00", "?")
+	return s
 }
