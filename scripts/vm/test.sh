@@ -194,9 +194,13 @@ wait_ready() {
 fatal "host → guest: /readyz through the port forward" wait_ready
 metrics_ports() {
 	# The ports systemd/README.md and the alert rules' scrape jobs name.
+	# The worker registers its own metrics once its sandbox pool is up (seconds under TCG).
 	vm 'set -e
 		for p in 8080:oj_api_requests_total 9101:oj_outbox_backlog 9102:oj_reclaim_deleted_entries_total; do
-			curl -sf "127.0.0.1:${p%%:*}/metrics" | grep -q "^# TYPE ${p#*:} " || { echo "no ${p#*:} on :${p%%:*}"; exit 1; }
+			i=0
+			until curl -sf "127.0.0.1:${p%%:*}/metrics" | grep -q "^# TYPE ${p#*:} "; do
+				i=$((i + 1)); [ $i -lt 60 ] || { echo "no ${p#*:} on :${p%%:*} after 120 s"; exit 1; }; sleep 2
+			done
 		done
 		echo "api :8080, dispatcher :9101, worker :9102 serve /metrics"'
 }
