@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,7 +19,6 @@ import (
 // whose event carries the whole submission. Comment lines keep idle
 // connections open. (SSE framing is a few lines of text; no library is needed for it.)
 func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	ctx := r.Context()
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		return errorf(http.StatusInternalServerError, codeInternal, "streaming unsupported")
@@ -31,72 +31,134 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return err
 	}
+	startEventStream(w)
+	es := &eventStream{s: s, w: w, flusher: flusher, tok: tok, id: id,
+		last: stateChange{state: string(cur.State), attempt: cur.Attempt}}
+	if es.sendFirst(cur) {
+		es.follow(r.Context(), sub)
+	}
+	return nil
+}
+
+// startEventStream writes the SSE answer's headers. X-Accel-Buffering keeps nginx from
+// holding events back.
+func startEventStream(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+}
 
-	last := stateChange{state: string(cur.State), attempt: cur.Attempt}
-	if err := s.sendState(w, tok, id, cur, last); err != nil || cur.State.Terminal() {
-		flusher.Flush()
-		return nil
-	}
-	flusher.Flush()
-	heartbeat := time.NewTicker(s.lim.SSEHeartbeat)
+// eventStream is one client's stream of a submission's events. last is the last state
+// sent: older notifications and repeats are dropped against it, and only cases of its
+// attempt while it is running are sent.
+type eventStream struct {
+	s       *Server
+	w       http.ResponseWriter
+	flusher http.Flusher
+	tok     *store.Token
+	id      string
+	last    stateChange
+}
+
+// sendFirst sends the state read from PostgreSQL; it reports whether the stream goes on
+// (the write worked and the state is not terminal).
+func (es *eventStream) sendFirst(cur *store.Submission) bool {
+	err := es.s.sendState(es.w, es.tok, es.id, cur, es.last)
+	es.flusher.Flush()
+	return err == nil && !cur.State.Terminal()
+}
+
+// follow sends the changes announced on sub until a terminal state, a failed write or
+// read, the client leaving or the server closing.
+func (es *eventStream) follow(ctx context.Context, sub *subscription) {
+	heartbeat := time.NewTicker(es.s.lim.SSEHeartbeat)
 	defer heartbeat.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-s.closing:
-			return nil
+			return
+		case <-es.s.closing:
+			return
 		case <-heartbeat.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
-				return nil
+			if _, err := fmt.Fprint(es.w, ": keep-alive\n\n"); err != nil {
+				return
 			}
-			flusher.Flush()
+			es.flusher.Flush()
 		case <-sub.wake:
-			changes, resync := sub.take()
-			if resync {
-				// Notifications may have been lost: PostgreSQL says where things are.
-				cur, err := store.GetSubmission(ctx, s.d.DB, id)
-				if err != nil {
-					return nil
-				}
-				changes = []stateChange{{state: string(cur.State), attempt: cur.Attempt}}
-			}
-			for _, c := range changes {
-				if c.caseJSON != "" {
-					if c.attempt == last.attempt && last.state == string(job.StateRunning) {
-						if err := sendCase(w, tok, id, c); err != nil {
-							return nil
-						}
-						flusher.Flush()
-					}
-					continue
-				}
-				// Older notifications than the first read, and repeats, are not changes.
-				if c.attempt < last.attempt || c == last {
-					continue
-				}
-				last = c
-				var whole *store.Submission
-				if job.State(c.state).Terminal() {
-					if whole, err = store.GetSubmission(ctx, s.d.DB, id); err != nil {
-						return nil
-					}
-				}
-				if err := s.sendState(w, tok, id, whole, c); err != nil {
-					return nil
-				}
-				flusher.Flush()
-				if job.State(c.state).Terminal() {
-					return nil
-				}
+			changes, err := es.pending(ctx, sub)
+			if err != nil || es.sendChanges(ctx, changes) {
+				return
 			}
 		}
 	}
+}
+
+// pending takes sub's queued changes. After a resync notifications may have been lost,
+// so the one change is the state PostgreSQL holds now.
+func (es *eventStream) pending(ctx context.Context, sub *subscription) ([]stateChange, error) {
+	changes, resync := sub.take()
+	if !resync {
+		return changes, nil
+	}
+	cur, err := store.GetSubmission(ctx, es.s.d.DB, es.id)
+	if err != nil {
+		return nil, err
+	}
+	return []stateChange{{state: string(cur.State), attempt: cur.Attempt}}, nil
+}
+
+// sendChanges sends changes in order; it reports whether the stream is done.
+func (es *eventStream) sendChanges(ctx context.Context, changes []stateChange) (done bool) {
+	for _, c := range changes {
+		if c.caseJSON != "" {
+			if err := es.sendCaseOf(c); err != nil {
+				return true
+			}
+			continue
+		}
+		// Older notifications than the first read, and repeats, are not changes.
+		if c.attempt < es.last.attempt || c == es.last {
+			continue
+		}
+		es.last = c
+		if es.sendChange(ctx, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// sendCaseOf sends c's case only when it is of the attempt the client was last told is
+// running; any other case would not fit the state the client holds, and is dropped.
+func (es *eventStream) sendCaseOf(c stateChange) error {
+	if c.attempt != es.last.attempt || es.last.state != string(job.StateRunning) {
+		return nil
+	}
+	if err := sendCase(es.w, es.tok, es.id, c); err != nil {
+		return err
+	}
+	es.flusher.Flush()
+	return nil
+}
+
+// sendChange sends a state change; it reports whether the stream is done. A terminal
+// state carries the whole submission, read from PostgreSQL (invariant 1), and ends it.
+func (es *eventStream) sendChange(ctx context.Context, c stateChange) (done bool) {
+	terminal := job.State(c.state).Terminal()
+	var whole *store.Submission
+	if terminal {
+		var err error
+		if whole, err = store.GetSubmission(ctx, es.s.d.DB, es.id); err != nil {
+			return true
+		}
+	}
+	if err := es.s.sendState(es.w, es.tok, es.id, whole, c); err != nil {
+		return true
+	}
+	es.flusher.Flush()
+	return terminal
 }
 
 // sendCase writes one `case` event: a case of the running attempt was judged.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -24,26 +25,50 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	if !problemID.MatchString(id) {
 		return errorf(http.StatusBadRequest, codeBadRequest, "problem id %q: want 1-64 of a-z, 0-9, _ and -, starting with a letter or digit", id)
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.lim.MaxProblemBytes)
-	body, err := io.ReadAll(r.Body)
+	body, pkg, err := s.readPackage(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "package over %d bytes", mbe.Limit)
-		}
-		return errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
-	}
-	pkg, err := problem.ReadBytes(body, s.d.PackageLimits)
-	if err != nil {
-		if problem.IsInvalid(err) {
-			return errorf(http.StatusBadRequest, codeInvalidPackage, "%s", err.Error())
-		}
 		return err
 	}
 	sha, err := objstore.PutProblem(r.Context(), s.d.Objects, body)
 	if err != nil {
 		return unavailable("store package", err)
 	}
+	latest, err := s.recordProblemVersion(r.Context(), id, sha, pkg, tok)
+	if err != nil {
+		return err
+	}
+	s.ops.Record(r.Context(), ops.Request{Actor: tok.Name, TraceID: infoFrom(r.Context()).traceID}, ops.ActionProblemPush,
+		pushParams{ProblemID: id, SHA256: sha}, pushCounts{Version: latest.Version, Cases: latest.CaseCount}, nil)
+	writeJSON(w, http.StatusCreated, problemWire(latest))
+	return nil
+}
+
+// readPackage reads the body, at most MaxProblemBytes, and validates it as a package;
+// an invalid one is a 400 that says why. The raw bytes are what gets stored.
+func (s *Server) readPackage(w http.ResponseWriter, r *http.Request) ([]byte, *problem.Package, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, s.lim.MaxProblemBytes)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "package over %d bytes", mbe.Limit)
+		}
+		return nil, nil, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
+	}
+	pkg, err := problem.ReadBytes(body, s.d.PackageLimits)
+	if err != nil {
+		if problem.IsInvalid(err) {
+			return nil, nil, errorf(http.StatusBadRequest, codeInvalidPackage, "%s", err.Error())
+		}
+		return nil, nil, err
+	}
+	return body, pkg, nil
+}
+
+// recordProblemVersion records pkg, stored as sha, as problem id's next version, then
+// reads the problem's latest version back for the answer: its number and created_at
+// come from PostgreSQL.
+func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, pkg *problem.Package, tok *store.Token) (*store.ProblemVersion, error) {
 	subtasks := make([]wire.Subtask, 0, len(pkg.Subtasks()))
 	for _, st := range pkg.Subtasks() {
 		subtasks = append(subtasks, wire.Subtask{Score: st.Score, Cases: st.Cases})
@@ -51,17 +76,14 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	pv := store.ProblemVersion{ProblemID: id, SHA256: sha, Title: pkg.Title(), TimeLimitMS: pkg.Spec.TimeLimitMS,
 		MemoryLimitMB: pkg.Spec.MemoryLimitMB, CaseCount: pkg.CaseCount(), CreatedBy: tok.Name,
 		Meta: map[string]any{"subtasks": subtasks, "checker": pkg.CheckerType(), "interactive": pkg.Interactive()}}
-	if _, err := store.CreateProblemVersion(r.Context(), s.d.DB, pv); err != nil {
-		return unavailable("record problem version", err)
+	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
+		return nil, unavailable("record problem version", err)
 	}
-	latest, err := store.LatestProblem(r.Context(), s.d.DB, id)
+	latest, err := store.LatestProblem(ctx, s.d.DB, id)
 	if err != nil {
-		return unavailable("read problem", err)
+		return nil, unavailable("read problem", err)
 	}
-	s.ops.Record(r.Context(), ops.Request{Actor: tok.Name, TraceID: infoFrom(r.Context()).traceID}, ops.ActionProblemPush,
-		pushParams{ProblemID: id, SHA256: sha}, pushCounts{Version: latest.Version, Cases: latest.CaseCount}, nil)
-	writeJSON(w, http.StatusCreated, problemWire(latest))
-	return nil
+	return latest, nil
 }
 
 // pushParams and pushCounts are a problem upload's audit row.

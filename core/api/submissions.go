@@ -54,24 +54,30 @@ func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
 	if at := loneSurrogate(body); at >= 0 {
 		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %s at byte %d is half of a UTF-16 surrogate pair", body[at:at+6], at)
 	}
+	return req, checkSubmitFields(req, maxSource)
+}
+
+// checkSubmitFields refuses a decoded submit body whose fields PostgreSQL could not store
+// (NUL) or that say nothing to judge.
+func checkSubmitFields(req wire.SubmitRequest, maxSource int) *apiError {
 	for _, f := range []struct{ name, value string }{{"problem_id", req.ProblemID}, {"language", req.Language}, {"source", req.Source}} {
 		if i := strings.IndexByte(f.value, 0); i >= 0 {
-			return req, errorf(http.StatusBadRequest, codeBadRequest, "%s: holds a NUL character (U+0000) at byte %d; text may not contain NUL", f.name, i)
+			return errorf(http.StatusBadRequest, codeBadRequest, "%s: holds a NUL character (U+0000) at byte %d; text may not contain NUL", f.name, i)
 		}
 	}
 	switch {
 	case req.ProblemID == "":
-		return req, errorf(http.StatusBadRequest, codeBadRequest, "problem_id: empty")
+		return errorf(http.StatusBadRequest, codeBadRequest, "problem_id: empty")
 	case req.Language == "":
-		return req, errorf(http.StatusBadRequest, codeUnknownLanguage, "language: empty")
+		return errorf(http.StatusBadRequest, codeUnknownLanguage, "language: empty")
 	case req.Source == "":
-		return req, errorf(http.StatusBadRequest, codeEmptySource, "source: empty")
+		return errorf(http.StatusBadRequest, codeEmptySource, "source: empty")
 	case len(req.Source) > maxSource:
-		return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, the limit is %d", len(req.Source), maxSource)
+		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, the limit is %d", len(req.Source), maxSource)
 	case req.WaitMS != nil && *req.WaitMS < 0:
-		return req, errorf(http.StatusBadRequest, codeBadRequest, "wait_ms: must not be negative")
+		return errorf(http.StatusBadRequest, codeBadRequest, "wait_ms: must not be negative")
 	}
-	return req, nil
+	return nil
 }
 
 // checkIdempotencyKey refuses a key PostgreSQL could not store or that no client means:
@@ -87,77 +93,120 @@ func checkIdempotencyKey(key string) *apiError {
 	return nil
 }
 
-// submit is POST /api/v1/submissions.
+// submit is POST /api/v1/submissions: admit the caller, read the request, then answer a
+// retried Idempotency-Key with its first submission, or store a new one and answer that.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	ctx := r.Context()
 	key := r.Header.Get("Idempotency-Key")
 	if aerr := checkIdempotencyKey(key); aerr != nil {
 		return aerr
 	}
+	if aerr := s.admit(tok); aerr != nil {
+		return aerr
+	}
+	req, n, aerr := s.readSubmit(w, r, tok, key)
+	if aerr != nil {
+		return aerr
+	}
+	if key != "" {
+		// A retry of an earlier submit: answer with the first submission.
+		id, hash, err := store.FindByIdempotencyKey(r.Context(), s.d.DB, tok.ID, key)
+		switch {
+		case err == nil:
+			return s.replayed(w, r, tok, id, hash, n, req)
+		case !errors.Is(err, store.ErrNotFound):
+			return s.submitUnavailable(err)
+		}
+	}
+	if aerr := s.pinProblemVersion(r.Context(), &n); aerr != nil {
+		return aerr
+	}
+	id, err := store.Submit(r.Context(), s.d.DB, n)
+	if err != nil {
+		return s.submitFailed(w, r, tok, n, req, err)
+	}
+	return s.answerNew(w, r, tok, id, req)
+}
+
+// admit refuses a submit before its body is read when the caller's or the global token
+// bucket is empty, or the backlog is over its threshold, so shedding load costs no decoding.
+func (s *Server) admit(tok *store.Token) *apiError {
 	if ok, wait, which := s.buckets.take(tok.ID, s.clock.Now()); !ok {
 		s.metrics.submits.WithLabelValues("rate_limited").Inc()
 		return &apiError{status: http.StatusTooManyRequests, code: codeRateLimited, retryAfter: wait,
 			msg: "too many submissions (" + which + " limit); retry after the Retry-After delay"}
 	}
-	if err := s.backlog.check(); err != nil {
+	if aerr := s.backlog.check(); aerr != nil {
 		s.metrics.submits.WithLabelValues("backlog").Inc()
-		return err
+		return aerr
 	}
+	return nil
+}
+
+// readSubmit decodes the body and checks what decodeSubmit cannot know without the
+// server's configuration: the language, and a problem id the schema could hold. The
+// submission it returns has no problem version yet (pinProblemVersion sets it).
+func (s *Server) readSubmit(w http.ResponseWriter, r *http.Request, tok *store.Token, key string) (wire.SubmitRequest, store.NewSubmission, *apiError) {
 	r.Body = http.MaxBytesReader(w, r.Body, submitBodyLimit(s.lim.MaxSourceBytes))
 	req, aerr := decodeSubmit(r.Body, s.lim.MaxSourceBytes)
 	if aerr != nil {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
-		return aerr
+		return req, store.NewSubmission{}, aerr
 	}
 	lg, ok := s.d.Languages.Get(req.Language)
 	if !ok {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
-		return errorf(http.StatusBadRequest, codeUnknownLanguage, "unknown language %q (GET /api/v1/languages lists them)", req.Language)
+		return req, store.NewSubmission{}, errorf(http.StatusBadRequest, codeUnknownLanguage, "unknown language %q (GET /api/v1/languages lists them)", req.Language)
 	}
 	if !problemID.MatchString(req.ProblemID) {
 		// No problem has such an id (the schema's CHECK): no need to ask PostgreSQL.
 		s.metrics.submits.WithLabelValues("rejected").Inc()
-		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
+		return req, store.NewSubmission{}, errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
 	}
-	info := infoFrom(ctx)
 	n := store.NewSubmission{OwnerID: &tok.ID, ProblemID: req.ProblemID, Language: lg.ID, Lane: lg.Lane,
-		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: info.traceID}
-	if key != "" {
-		// A retry of an earlier submit: answer with the first submission.
-		id, hash, err := store.FindByIdempotencyKey(ctx, s.d.DB, tok.ID, key)
-		switch {
-		case err == nil:
-			return s.replayed(w, r, tok, id, hash, n, req)
-		case !errors.Is(err, store.ErrNotFound):
-			s.metrics.submits.WithLabelValues("unavailable").Inc()
-			return unavailable("submit", err)
-		}
-	}
-	pv, err := store.LatestProblem(ctx, s.d.DB, req.ProblemID)
+		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: infoFrom(r.Context()).traceID}
+	return req, n, nil
+}
+
+// pinProblemVersion records on n the problem's latest version and its package's sha256,
+// which the submission keeps; 404 when PostgreSQL knows no version of the problem.
+func (s *Server) pinProblemVersion(ctx context.Context, n *store.NewSubmission) *apiError {
+	pv, err := store.LatestProblem(ctx, s.d.DB, n.ProblemID)
 	if errors.Is(err, store.ErrNotFound) {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
-		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
+		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", n.ProblemID)
 	}
 	if err != nil {
-		s.metrics.submits.WithLabelValues("unavailable").Inc()
-		return unavailable("submit", err)
+		return s.submitUnavailable(err)
 	}
 	n.ProblemVersion, n.ProblemSHA256 = pv.Version, pv.SHA256
-	id, err := store.Submit(ctx, s.d.DB, n)
-	if err != nil {
-		if key != "" && store.IsIdempotencyConflict(err) {
-			// A concurrent submit with the same key committed first: answer with it.
-			id, hash, ferr := store.FindByIdempotencyKey(ctx, s.d.DB, tok.ID, key)
-			if ferr == nil {
-				return s.replayed(w, r, tok, id, hash, n, req)
-			}
-			err = ferr
+	return nil
+}
+
+// submitFailed answers a submit PostgreSQL did not store. When the cause is a concurrent
+// submit with the same Idempotency-Key that committed first, the answer is that one.
+func (s *Server) submitFailed(w http.ResponseWriter, r *http.Request, tok *store.Token, n store.NewSubmission,
+	req wire.SubmitRequest, err error) error {
+	if n.IdempotencyKey != "" && store.IsIdempotencyConflict(err) {
+		id, hash, ferr := store.FindByIdempotencyKey(r.Context(), s.d.DB, tok.ID, n.IdempotencyKey)
+		if ferr == nil {
+			return s.replayed(w, r, tok, id, hash, n, req)
 		}
-		s.metrics.submits.WithLabelValues("unavailable").Inc()
-		return unavailable("submit", err)
+		err = ferr
 	}
+	return s.submitUnavailable(err)
+}
+
+// submitUnavailable counts and answers a submit PostgreSQL could not serve.
+func (s *Server) submitUnavailable(err error) *apiError {
+	s.metrics.submits.WithLabelValues("unavailable").Inc()
+	return unavailable("submit", err)
+}
+
+// answerNew answers a newly stored submission: 202 queued, or what answerAfterWait
+// says when the request asked to wait for its verdict.
+func (s *Server) answerNew(w http.ResponseWriter, r *http.Request, tok *store.Token, id string, req wire.SubmitRequest) error {
 	s.metrics.submits.WithLabelValues("accepted").Inc()
-	info.submissionID = id
+	infoFrom(r.Context()).submissionID = id
 	if wait := s.waitFor(req); wait > 0 {
 		return s.answerAfterWait(w, r, tok, id, wait, false)
 	}
@@ -182,6 +231,7 @@ func (s *Server) replayed(w http.ResponseWriter, r *http.Request, tok *store.Tok
 	return s.answerAfterWait(w, r, tok, id, s.waitFor(req), true)
 }
 
+// waitFor is how long a submit waits for its verdict before answering: wait_ms, capped.
 func (s *Server) waitFor(req wire.SubmitRequest) time.Duration {
 	if req.WaitMS == nil || *req.WaitMS <= 0 {
 		return 0
