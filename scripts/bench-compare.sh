@@ -8,7 +8,8 @@
 #   (2) Python A+B (1 case) judged through the whole core — submit, PostgreSQL, Redis,
 #       worker, sandbox, verdict back in PostgreSQL, 2 slots (core/e2e) — and through the
 #       judge alone (core/judge), vs a plain shell loop doing the same work without
-#       isolation: byte-compile, `python3 main.pyc < in > out`, compare, 2 at a time;
+#       isolation: byte-compile, `python3 main.pyc < in > out`, compare (two processes per
+#       submission, as the judge runs), 2 at a time;
 #   (3) C++ A+B with 10 cases, the judge's claim → verdict vs plain `g++ -O2` of the same
 #       source (core/judge BenchmarkCppAPlusB10Cases);
 #   (4) (1)–(3) again while `dd if=/dev/zero of=<file next to the work dirs> bs=1M
@@ -94,25 +95,30 @@ printf '3\n' >"$PY/ans"
 # The interpreter the judge runs (core/judge/lang/languages.yaml), not whatever python3
 # is first on PATH (a pyenv shim is a shell script: slower than the whole sandbox).
 PYTHON=/usr/bin/python3
-PLAIN_PY_CMD="2× loop: $PYTHON -I -S -c py_compile main.py; $PYTHON -I -S main.pyc <in >out; cmp out ans (tmpfs)"
+PLAIN_PY_CMD="2× loop: $PYTHON -I -S -c py_compile main.py; $PYTHON -I -S main.pyc <in >out; compare (bash read; tmpfs)"
 plain_python() { # prints submissions/s for N submissions, 2 at a time
-	local t0 t1
+	local t0 t1 pids=() rc=0
 	t0=$(date +%s.%N)
 	for w in 1 2; do
 		(
 			d="$PY/w$w"
 			mkdir -p "$d"
 			cd "$d"
+			cp ../main.py.src main.py
+			IFS= read -r want <../ans
+			# Two processes per submission, as the judge runs (compile, one case): the
+			# loop itself forks nothing else.
 			for ((i = 0; i < N / 2; i++)); do
-				cp ../main.py.src main.py
 				"$PYTHON" -I -S -c "import py_compile; py_compile.compile('main.py', cfile='main.pyc', doraise=True)"
 				"$PYTHON" -I -S main.pyc <../in >out
-				cmp -s out ../ans || { echo "plain python: wrong answer" >&2; exit 1; }
-				rm -f main.py main.pyc out
+				IFS= read -r got <out
+				[[ "$got" == "$want" ]] || { echo "plain python: wrong answer" >&2; exit 1; }
 			done
 		) &
+		pids+=($!)
 	done
-	wait
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	((rc == 0)) || return 1
 	t1=$(date +%s.%N)
 	awk -v n="$N" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (n - n % 2) / (b - a) }'
 }
