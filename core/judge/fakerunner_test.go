@@ -42,6 +42,8 @@ type fakeRunner struct {
 // WorkDir implements Runner.
 func (f *fakeRunner) WorkDir() string { return "/box" }
 
+func (f *fakeRunner) Hides(string) string { return "" }
+
 // Run implements Runner.
 func (f *fakeRunner) Run(ctx context.Context, s Spec) (Result, error) {
 	f.mu.Lock()

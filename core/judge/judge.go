@@ -29,7 +29,6 @@ import (
 	"oj/core/judge/cache"
 	"oj/core/judge/lang"
 	"oj/core/judge/objstore"
-	"oj/sandbox"
 )
 
 // Errors for tasks a judge cannot take.
@@ -79,7 +78,7 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 	if err != nil {
 		return nil, fmt.Errorf("judge.languages_file: %w", err)
 	}
-	if err := checkVisible(cfg, langs); err != nil {
+	if err := checkVisible(cfg, langs, runner); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.WorkDir, 0o711); err != nil {
@@ -141,19 +140,19 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 // the sandbox's own mounts would hide: a work dir under /tmp (its precompiled headers
 // and warm build caches are bound read-only into compiles) would otherwise fail every
 // compile of the language, submission after submission.
-func checkVisible(cfg Config, langs *lang.Set) error {
+func checkVisible(cfg Config, langs *lang.Set, runner Runner) error {
 	wd, err := filepath.Abs(cfg.WorkDir)
 	if err != nil {
 		return fmt.Errorf("judge.work_dir: %w", err)
 	}
-	if r := sandbox.ReservedDir(wd); r != "" {
+	if r := runner.Hides(wd); r != "" {
 		return fmt.Errorf("judge.work_dir %q is inside %s, which every sandboxed run gets a fresh one of: "+
 			"the compilers' shared files there would be hidden from them; choose a directory outside /tmp, /dev and /proc "+
 			"(e.g. /var/lib/oj/work)", cfg.WorkDir, r)
 	}
 	for _, l := range langs.All() {
 		for _, p := range l.ReadOnlyPaths {
-			if r := sandbox.ReservedDir(p); r != "" {
+			if r := runner.Hides(p); r != "" {
 				return fmt.Errorf("judge.languages_file: language %s: read_only_paths entry %q is inside %s, which the sandbox replaces in every run",
 					l.ID, p, r)
 			}

@@ -68,4 +68,8 @@ type Runner interface {
 	// WorkDir is the path at which Spec.Dir appears to the program (its current
 	// directory): the value of the {work_dir} placeholder of a language's commands.
 	WorkDir() string
+	// Hides names the directory of the program's own view that host path lies in (the
+	// sandbox mounts fresh ones of /tmp, /dev, /proc and the work dir), or "" when a
+	// read-only path there reaches the program; the judge refuses such work dirs at start.
+	Hides(path string) string
 }

@@ -14,6 +14,9 @@ type SandboxRunner struct {
 // WorkDir is where Spec.Dir appears inside the sandbox.
 func (r SandboxRunner) WorkDir() string { return sandbox.WorkDir }
 
+// Hides implements Runner.
+func (r SandboxRunner) Hides(path string) string { return sandbox.ReservedDir(path) }
+
 // Run implements Runner. The sandbox hands Stdin/Stdout/Stderr to the program over its
 // control socket and keeps no copy, so closing the caller's pipe ends when Run returns
 // (OnStart is called then) is enough for the other side to see EOF.
