@@ -71,6 +71,17 @@ for m in monitoring/oj-alerts.yml monitoring/grafana-dashboard.json; do f 0644 "
 f 0644 systemd/crontab.example "$DOCDIR/examples/crontab.example"
 f 0644 packaging/ojd.yaml "$DOCDIR/examples/ojd.yaml"
 f 0644 packaging/ojd.env.example "$DOCDIR/examples/ojd.env"
+# The worker refuses to start while a configured language's toolchain is missing: a
+# languages file with only the languages of the package's Recommends (gcc, g++, python3),
+# cut from the built-in defaults, for judge.languages_file.
+{
+	echo "# The built-in c11, cpp17 and python3 of oj's core/judge/lang/languages.yaml: the"
+	echo "# languages whose toolchains oj's package recommends. Copy to /etc/oj/languages.yaml"
+	echo "# and set judge.languages_file to it, or add the others once their toolchains are in."
+	awk '/^languages:/ {print; next} /^  - id: / {keep = ($3 == "c11" || $3 == "cpp17" || $3 == "python3")} keep' \
+		core/judge/lang/languages.yaml
+} >"$DESTDIR$DOCDIR/examples/languages.yaml"
+chmod 0644 "$DESTDIR$DOCDIR/examples/languages.yaml"
 
 if [[ -z "$DESTDIR" ]]; then
 	cat <<EOF

@@ -31,6 +31,13 @@ OJ_JUDGE_COMPILE_WALL=240s
 EOF
 ojd_env() { (set -a; . /etc/oj/ojd.env; set +a; "$@"); }
 
+echo "== judge.languages_file: the languages this host has toolchains for"
+# The worker refuses to start while a configured language's toolchain is missing; this
+# guest has gcc, g++ and python3, as the package recommends.
+install -m 0644 /usr/share/doc/oj/examples/languages.yaml /etc/oj/languages.yaml
+sed -i 's|^  languages_file: ""|  languages_file: "/etc/oj/languages.yaml"|' /etc/oj/ojd.yaml
+grep -q '^  languages_file: "/etc/oj/languages.yaml"' /etc/oj/ojd.yaml
+
 echo "== ojd migrate up"
 ojd_env ojd --config /etc/oj/ojd.yaml migrate up
 ojd_env ojd --config /etc/oj/ojd.yaml config >/dev/null
