@@ -173,7 +173,10 @@ fatal "guest: systemd PID 1, cgroup2, memory+pids" guest_basics
 # --- install ----------------------------------------------------------------------------
 TOKEN=""
 install_deb() {
-	vm_put "$DEB" "$ROOT/scripts/vm/guest-setup.sh" root@127.0.0.1:/root/ &&
+	# The image is built without /usr/share/doc (dpkg path-exclude); oj's docs hold the
+	# examples the install guide uses, so this install keeps them.
+	vm rm -f /etc/dpkg/dpkg.cfg.d/99mmdebstrap &&
+		vm_put "$DEB" "$ROOT/scripts/vm/guest-setup.sh" root@127.0.0.1:/root/ &&
 		vm "bash /root/guest-setup.sh /root/$(basename "$DEB")" >"$RUN/setup.log" 2>&1 || { tail -n 30 "$RUN/setup.log"; return 1; }
 	TOKEN=$(tail -n 1 "$RUN/setup.log")
 	vm 'dpkg -s oj | grep -E "^(Status|Version)"; id oj; systemctl is-active ojd-api ojd-dispatcher ojd-worker | tr "\n" " "'
