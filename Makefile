@@ -11,17 +11,19 @@ export PATH := $(if $(shell command -v go 2>/dev/null),$(PATH),/usr/local/go/bin
 # Passed to the scripts through the environment.
 export PKGS TEST_ARGS FUZZTIME BENCH BENCHTIME BENCH_ARGS PG_PORT REDIS_PORT
 export PREFIX DESTDIR OJ_VERSION
+export N CPP_RUNS SANDBOX_RUNS DD_MB DISK_DIR
 
 .DEFAULT_GOAL := help
-.PHONY: help run test bench build lint stop clean distclean deb install test-vm
+.PHONY: help run test bench bench-compare build lint stop clean distclean deb install test-vm
 
 help: ## list the targets
 	@echo "oj — make targets:"
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 16
 	@echo
 	@echo "variables: PKGS, TEST_ARGS, FUZZTIME (test); BENCH, BENCHTIME, BENCH_ARGS (bench);"
 	@echo "           PG_PORT, REDIS_PORT (run: ports of the var/stack PostgreSQL and Redis);"
-	@echo "           PREFIX, DESTDIR (install); OJ_VERSION (deb)"
+	@echo "           PREFIX, DESTDIR (install); OJ_VERSION (deb);"
+	@echo "           N, CPP_RUNS, SANDBOX_RUNS, DD_MB, DISK_DIR (bench-compare)"
 
 run: ## install what is missing, start PostgreSQL + Redis under var/, run ojd all (foreground)
 	@bash scripts/run.sh
@@ -31,6 +33,9 @@ test: ## build, vet, go test -race and a short fuzz pass on a throwaway PostgreS
 
 bench: ## benchmarks on a throwaway PostgreSQL + Redis (they print their own tables)
 	@bash scripts/bench.sh
+
+bench-compare: ## judging vs plain fork+exec, a plain Python loop and plain g++, idle and under a disk writer (ratios)
+	@bash scripts/bench-compare.sh
 
 build: ## go build -o bin/ ./cmd/...
 	@mkdir -p bin
