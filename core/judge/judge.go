@@ -94,11 +94,9 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 		j.missing[m.Language] = append(j.missing[m.Language], m)
 		log.Warn("language unavailable on this worker", "language", m.Language, "path", m.Path, "reason", m.Reason)
 	}
-	// A worker that died left its tasks' output dirs; nobody else uses them.
-	if err := os.RemoveAll(j.ioDir()); err != nil {
-		return nil, fmt.Errorf("judge.work_dir: %w", err)
-	}
-	if err := os.MkdirAll(j.ioDir(), 0o711); err != nil {
+	// Earlier versions kept the runs' output files in <work_dir>/io; runs' output comes
+	// back through pipes now, so whatever a killed worker left there only goes.
+	if err := os.RemoveAll(filepath.Join(cfg.WorkDir, "io")); err != nil {
 		return nil, fmt.Errorf("judge.work_dir: %w", err)
 	}
 	if err := mountTasks(j.tasksDir(), cfg.TasksTmpfsBytes); err != nil {
@@ -210,8 +208,6 @@ func (j *Judge) Close() error {
 // tasksDir holds one directory per task being judged.
 func (j *Judge) tasksDir() string { return filepath.Join(j.cfg.WorkDir, "tasks") }
 
-// ioDir holds one directory per task for the runs' output files.
-func (j *Judge) ioDir() string { return filepath.Join(j.cfg.WorkDir, "io") }
 
 // Judge judges one task (see the package comment for Outcome versus error).
 func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
@@ -238,12 +234,7 @@ func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
 		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
 	}
 	defer os.RemoveAll(dir)
-	io, err := os.MkdirTemp(j.ioDir(), "task-")
-	if err != nil {
-		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
-	}
-	defer os.RemoveAll(io)
-	tk := &task{j: j, t: t, lang: l, ent: ent, dir: dir, io: io}
+	tk := &task{j: j, t: t, lang: l, ent: ent, dir: dir}
 	out, arts, err := tk.judge(ctx)
 	if err != nil {
 		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)

@@ -24,11 +24,7 @@ type task struct {
 	ent  *cache.Entry
 	dir  string // on the tasks tmpfs; removed when the task ends
 
-	box string // the solution's work dir (source, binary)
-	// io is a directory Judge makes for the task on the work dir's disk. Nothing of
-	// judging goes there any more: a run's stdout and stderr come back through pipes
-	// into the worker's memory (see outputSink), so no case touches the disk.
-	io   string
+	box  string // the solution's work dir (source, binary); runs' output comes back through pipes (outputSink)
 	cpu  time.Duration
 	wall time.Duration
 	mem  int64
