@@ -159,6 +159,15 @@ func plan(mounts []mountPoint, self map[string]string, parent string, version in
 	if !ok {
 		return nil, false, errors.New("cgroup v2: no 0:: entry in /proc/self/cgroup")
 	}
+	// A process that already sits in the "supervisor" leaf (moved there by an earlier
+	// pool of this process, or born in it: a restarted worker's children, the tests'
+	// helper processes) plans from the cgroup above it, as the pool that made the leaf
+	// did: every pool of one service then shares one parent, where a starting pool can
+	// find and reap the pools of dead processes, instead of nesting a new supervisor
+	// level per start.
+	if path.Base(own) == supervisorLeaf {
+		own = path.Dir(own)
+	}
 	p, err := join(*unified, own)
 	if err != nil {
 		return nil, false, err
@@ -275,9 +284,13 @@ func subtreeEnable(dir string) error {
 	return nil
 }
 
+// supervisorLeaf is the leaf a cgroup's own processes move into so that controllers
+// can be enabled for its children (see enableV2).
+const supervisorLeaf = "supervisor"
+
 // evacuate moves every process of dir into dir/supervisor.
 func evacuate(dir string) error {
-	leaf := filepath.Join(dir, "supervisor")
+	leaf := filepath.Join(dir, supervisorLeaf)
 	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("create %s: %w", leaf, err)
 	}

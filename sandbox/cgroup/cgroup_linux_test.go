@@ -3,7 +3,6 @@ package cgroup
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +42,9 @@ func TestPlan(t *testing.T) {
 		{"v2 delegated service", v2Mountinfo,
 			"0::/system.slice/ojd-worker.service\n", "oj/pool-1", 0, true,
 			map[string]string{"": "/sys/fs/cgroup/system.slice/ojd-worker.service/oj/pool-1"}},
+		{"v2 from the supervisor leaf an earlier pool made", v2Mountinfo,
+			"0::/system.slice/ojd-worker.service/supervisor\n", "oj/pool-2", 0, true,
+			map[string]string{"": "/sys/fs/cgroup/system.slice/ojd-worker.service/oj/pool-2"}},
 		{"v2 forced on a hybrid host", v1Mountinfo,
 			"4:memory:/a\n0::/\n", "oj", 2, true,
 			map[string]string{"": "/sys/fs/cgroup/unified/oj"}},
@@ -120,8 +122,14 @@ func TestRealGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	for _, d := range dirsOf(g) {
-		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(itoa(cmd.Process.Pid)), 0); err != nil {
+	// Through the files a run's child joins by: on a v2 leaf group they are the current
+	// run's leaf, not the group's own directory (which has children, so no processes).
+	procs, err := g.ProcsFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range procs {
+		if _, err := f.Write([]byte(itoa(cmd.Process.Pid))); err != nil {
 			t.Fatal(err)
 		}
 	}
