@@ -37,7 +37,7 @@ func buildJudge(ctx context.Context, d *deps) (worker.Judge, func(), error) {
 		pool.Close()
 		return nil, nil, err
 	}
-	if err := selfCheck(ctx, d.log, sc, pool, j); err != nil {
+	if err := selfCheck(ctx, d.log, sc, d.cfg.Judge.WorkDir, pool, j); err != nil {
 		j.Close()
 		pool.Close()
 		return nil, nil, err

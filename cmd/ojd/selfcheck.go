@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -12,21 +13,18 @@ import (
 )
 
 // selfCheck proves, before the worker claims anything, that this host can judge: one
-// trivial run through the real pool (namespaces, the cgroup under sandbox.cgroup_parent
-// with its delegation, the seccomp filter, the per-run mounts) and every configured
-// language's toolchain. A misconfigured host then stops at start with the key to change,
-// instead of ending submission after submission as SE. (judge.New already refused work
-// dirs the sandbox would hide.)
-func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, pool *sandbox.Pool, j *judge.Judge) error {
+// small run through the real pool (namespaces, the cgroup under sandbox.cgroup_parent
+// with its delegation, the seccomp filter, the per-run mounts, a work dir's write-back)
+// and every configured language's toolchain. A misconfigured host then stops at start
+// with the key to change, instead of ending submission after submission as SE.
+// (judge.New already refused work dirs the sandbox would hide.)
+func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, workDir string, pool *sandbox.Pool, j *judge.Judge) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, err := pool.Run(ctx, sandbox.Spec{Args: []string{"/bin/true"}})
-	if err == nil && res.Status != sandbox.OK {
-		err = fmt.Errorf("status %s: %s", res.Status, res.Error)
-	}
+	res, err := writeProbe(ctx, pool, workDir)
 	if err != nil {
-		return fmt.Errorf("worker self-check: a trivial sandboxed run (/bin/true) failed on cgroup v%d under sandbox.cgroup_parent %q: %w "+
-			"(under systemd the worker unit needs Delegate=yes; see runbooks/sandbox-errors.md)",
+		return fmt.Errorf("worker self-check: a trivial sandboxed run failed on cgroup v%d under sandbox.cgroup_parent %q: %w "+
+			"(under systemd the worker unit needs Delegate=yes and no RestrictSUIDSGID; see runbooks/sandbox-errors.md)",
 			pool.CgroupVersion(), cfg.CgroupParent, err)
 	}
 	if missing := j.Unavailable(); len(missing) > 0 {
@@ -40,4 +38,30 @@ func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, pool *
 	log.Info("worker self-check passed", "cgroup_version", pool.CgroupVersion(), "languages", j.Languages().IDs(),
 		"sandbox_run_ms", res.Wall.Milliseconds())
 	return nil
+}
+
+// writeProbe runs what every compile does, small: a program writes a file in its work
+// dir, and the write comes back to the host (the overlay, the copy-back with openat2).
+func writeProbe(ctx context.Context, pool *sandbox.Pool, workDir string) (sandbox.Result, error) {
+	dir, err := os.MkdirTemp(workDir, "self-check-")
+	if err != nil {
+		return sandbox.Result{}, fmt.Errorf("judge.work_dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	// The run's unprivileged uid writes here, as in a task's box; the work dir above is
+	// private to the worker.
+	if err := os.Chmod(dir, 0o777); err != nil {
+		return sandbox.Result{}, fmt.Errorf("judge.work_dir: %w", err)
+	}
+	res, err := pool.Run(ctx, sandbox.Spec{Args: []string{"/bin/sh", "-c", "echo ok > probe"}, Dir: dir})
+	if err == nil && res.Status != sandbox.OK {
+		err = fmt.Errorf("status %s: %s", res.Status, res.Error)
+	}
+	if err != nil {
+		return res, fmt.Errorf("/bin/sh writing in its work dir: %w", err)
+	}
+	if b, err := sandbox.ReadWorkFile(dir, "probe", 16); err != nil || string(b) != "ok\n" {
+		return res, fmt.Errorf("what the run wrote in its work dir did not come back (%q, %v)", b, err)
+	}
+	return res, nil
 }
