@@ -97,7 +97,7 @@ func (w *Worker) endAttempt(stores context.Context, r *run, judgeErr, cause erro
 		}
 		clock.Sleep(stores, time.Duration(try)*200*time.Millisecond)
 	}
-	w.logEnd(t.SubmissionID, t.Attempt, t.TraceID, st, err)
+	w.logEnd(t.SubmissionID, t.Attempt, t.TraceID, st, e.Cause, err)
 	if w.decided(err) {
 		r.phase.Store(phaseDecided)
 		w.ack(stores, t.Lane, r.entries)

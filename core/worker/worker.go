@@ -295,13 +295,12 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 			ack = append(ack, entryIDs...)
 			l.log.Info("entry needs no judging", "submission_id", r.ID, "attempt", r.Attempt, "reason", r.Outcome.String())
 		case store.Exhausted:
-			st, err := store.EndAttempt(ctx, l.db, l.cfg.Name, store.Lease{ID: r.ID, Attempt: r.Attempt},
-				store.Ending{Cause: "lease expired: the worker judging it stopped answering", CountsAsFailure: true, LeaseExpired: true},
-				l.clock.Now())
+			e := store.Ending{Cause: "lease expired: the worker judging it stopped answering", CountsAsFailure: true, LeaseExpired: true}
+			st, err := store.EndAttempt(ctx, l.db, l.cfg.Name, store.Lease{ID: r.ID, Attempt: r.Attempt}, e, l.clock.Now())
 			if l.decided(err) {
 				ack = append(ack, entryIDs...)
 			}
-			l.logEnd(r.ID, r.Attempt, "", st, err)
+			l.logEnd(r.ID, r.Attempt, "", st, e.Cause, err)
 		}
 	}
 	l.ack(ctx, l.lane, ack)
@@ -356,11 +355,12 @@ func (w *Worker) ack(ctx context.Context, lane job.Lane, ids []string) {
 	}
 }
 
-func (w *Worker) logEnd(id string, attempt int, trace string, st job.State, err error) {
+func (w *Worker) logEnd(id string, attempt int, trace string, st job.State, cause string, err error) {
 	switch {
 	case err == nil:
 		w.m.AttemptsEnded.WithLabelValues(string(st)).Inc()
-		w.log.Warn("attempt ended without a verdict", "submission_id", id, "attempt", attempt, "trace_id", trace, "state", st)
+		w.log.Warn("attempt ended without a verdict", "submission_id", id, "attempt", attempt, "trace_id", trace, "state", st,
+			"cause", cause)
 	case store.Reason(err) != "":
 		w.m.AttemptsEnded.WithLabelValues(store.Reason(err)).Inc()
 		w.log.Info("attempt end fenced off", "submission_id", id, "attempt", attempt, "trace_id", trace, "reason", store.Reason(err))
