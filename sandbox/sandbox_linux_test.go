@@ -324,7 +324,9 @@ func TestStatsArePerRun(t *testing.T) {
 		t.Fatalf("burner after the toucher: cpu %v memory %d KiB, want 0.3 s and a few MiB", res.CPU, res.Memory>>10)
 	}
 	res = runIn("/bin/true")
-	if res.CPU > 20*time.Millisecond || res.Memory > 8*MiB {
+	// Far under the burner's 0.3 s, whose carry-over this looks for; an emulated guest
+	// (make test-vm under TCG) spends some 25 ms starting any program.
+	if res.CPU > 100*time.Millisecond || res.Memory > 8*MiB {
 		t.Fatalf("/bin/true after them: cpu %v memory %d KiB, want both small", res.CPU, res.Memory>>10)
 	}
 }
