@@ -67,11 +67,8 @@ func TestCompareIDs(t *testing.T) {
 func TestDeleteIdleConsumers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := testenv.Streams(t, testenv.RedisAddr(t))
 	lane := job.LaneLight
-	if err := s.EnsureGroup(ctx, lane); err != nil {
-		t.Fatal(err)
-	}
+	s := grouped(t, lane)
 	add := stream.Add{Stream: s.Keys.Jobs(lane), SubmissionID: "x"}
 	s.AddBatch(ctx, []stream.Add{add, add, add})
 	if _, err := s.Read(ctx, lane, "holder", 1, 10*time.Millisecond); err != nil { // 1 pending
@@ -103,11 +100,8 @@ func TestDeleteIdleConsumers(t *testing.T) {
 func TestMalformedEntries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := testenv.Streams(t, testenv.RedisAddr(t))
 	lane := job.LaneLight
-	if err := s.EnsureGroup(ctx, lane); err != nil {
-		t.Fatal(err)
-	}
+	s := grouped(t, lane)
 	key := s.Keys.Jobs(lane)
 	good := "0190a6c2-7b3e-7f41-9d2a-3c4b5d6e7f80"
 	values := [][]any{
@@ -170,4 +164,15 @@ func TestMalformedEntries(t *testing.T) {
 	if n, err := s.Client().XLen(ctx, key).Result(); err != nil || n != 1 {
 		t.Fatalf("stream length after drop: %d %v, want 1", n, err)
 	}
+}
+
+// grouped returns streams under a key prefix of the test's own, with lane's consumer group
+// created.
+func grouped(t *testing.T, lane job.Lane) *stream.Streams {
+	t.Helper()
+	s := testenv.Streams(t, testenv.RedisAddr(t))
+	if err := s.EnsureGroup(context.Background(), lane); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -17,11 +17,8 @@ import (
 func TestTrimSafeRacingAdds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := testenv.Streams(t, testenv.RedisAddr(t))
 	lane := job.LaneLight
-	if err := s.EnsureGroup(ctx, lane); err != nil {
-		t.Fatal(err)
-	}
+	s := grouped(t, lane)
 	const total, batch = 10000, 1
 
 	added := make(map[string]bool, total)
