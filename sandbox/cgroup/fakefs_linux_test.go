@@ -239,3 +239,16 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// destroyTwice checks that Destroy removes dir and that a second call is a no-op.
+func destroyTwice(t *testing.T, g Group, dir string) {
+	t.Helper()
+	for range 2 {
+		if err := g.Destroy(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatalf("%s left after Destroy", dir)
+	}
+}

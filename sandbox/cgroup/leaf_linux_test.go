@@ -93,15 +93,7 @@ func TestPerRunLeafSequence(t *testing.T) {
 					t.Fatalf("CPU between runs: %v", err)
 				}
 			}
-			if err := g.Destroy(); err != nil {
-				t.Fatal(err)
-			}
-			if err := g.Destroy(); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(slot); err == nil {
-				t.Fatal("slot cgroup left")
-			}
+			destroyTwice(t, g, slot)
 			var mk, rm int
 			for _, op := range f.ops {
 				mk += b2i(strings.HasPrefix(op, "mkdir pool/slot-0/run"))

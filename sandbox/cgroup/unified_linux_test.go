@@ -183,13 +183,5 @@ func TestV2PerRunLeafOnUnifiedMount(t *testing.T) {
 	if err := g.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Destroy(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Destroy(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(slot); err == nil {
-		t.Fatal("slot left")
-	}
+	destroyTwice(t, g, slot)
 }

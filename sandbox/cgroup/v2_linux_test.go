@@ -84,15 +84,7 @@ func TestResetInPlaceReportsDeltas(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(slot, leafName)); err == nil {
 		t.Fatal("a leaf was created in reset mode")
 	}
-	if err := g.Destroy(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Destroy(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(slot); err == nil {
-		t.Fatal("slot cgroup left")
-	}
+	destroyTwice(t, g, slot)
 }
 
 // TestResetFailsLoudly: in reset mode a refused peak reset is an error (the slot is
