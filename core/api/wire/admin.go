@@ -163,6 +163,22 @@ type ReplayResult struct {
 	Replayed  int  `json:"replayed"`
 }
 
+// PurgeRequest is the body of POST /admin/v1/dlq/purge: ids, or all.
+type PurgeRequest struct {
+	IDs    []string `json:"ids,omitempty"`
+	All    bool     `json:"all,omitempty"`
+	DryRun bool     `json:"dry_run"`
+}
+
+// PurgeResult counts the dead letters removed. In a dry run nothing is removed: Purged is
+// 0 and WouldPurge says how many would be. The submissions stay dead with their verdict.
+type PurgeResult struct {
+	DryRun     bool `json:"dry_run"`
+	Requested  int  `json:"requested"`
+	Purged     int  `json:"purged"`
+	WouldPurge int  `json:"would_purge"`
+}
+
 // TrimRequest is the body of POST /admin/v1/trim. An empty lane trims every lane.
 type TrimRequest struct {
 	Lane     string `json:"lane"`

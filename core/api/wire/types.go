@@ -33,20 +33,23 @@ type Accepted struct {
 
 // Submission is a submission as returned by the API.
 type Submission struct {
-	ID             string     `json:"id"`
-	ProblemID      string     `json:"problem_id"`
-	ProblemVersion int        `json:"problem_version"`
-	Language       string     `json:"language"`
-	State          string     `json:"state"`
-	Verdict        *string    `json:"verdict"`
-	Score          *float64   `json:"score"`
-	TimeMS         *int       `json:"time_ms"`
-	MemoryKB       *int       `json:"memory_kb"`
-	Attempt        int        `json:"attempt"`
-	CompileOutput  string     `json:"compile_output"`
-	CreatedAt      time.Time  `json:"created_at"`
-	FinishedAt     *time.Time `json:"finished_at"`
-	Cases          []Case     `json:"cases"`
+	ID             string   `json:"id"`
+	ProblemID      string   `json:"problem_id"`
+	ProblemVersion int      `json:"problem_version"`
+	Language       string   `json:"language"`
+	State          string   `json:"state"`
+	Verdict        *string  `json:"verdict"`
+	Score          *float64 `json:"score"`
+	TimeMS         *int     `json:"time_ms"`
+	MemoryKB       *int     `json:"memory_kb"`
+	Attempt        int      `json:"attempt"`
+	CompileOutput  string   `json:"compile_output"`
+	// Error is the reason of a dead or SE submission (the last attempt's error), empty
+	// otherwise.
+	Error      string     `json:"error"`
+	CreatedAt  time.Time  `json:"created_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+	Cases      []Case     `json:"cases"`
 }
 
 // Terminal reports whether the submission's state is final.
@@ -66,6 +69,18 @@ type Case struct {
 	Score          float64 `json:"score"`
 	Message        string  `json:"message"`
 	CheckerMessage string  `json:"checker_message,omitempty"`
+}
+
+// CaseDetail is the answer of GET /api/v1/submissions/{id}/cases/{n}: one case of the
+// submission's current result with the excerpts of what the solution wrote (bounded by
+// judge.excerpt_bytes). The same rule as Case holds: Message is safe for the owner,
+// CheckerMessage is sent to admins only. Attempt is the attempt that produced it.
+type CaseDetail struct {
+	SubmissionID string `json:"submission_id"`
+	Attempt      int    `json:"attempt"`
+	Case
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
 }
 
 // StateEvent is the data of one `state` or `case` Server-Sent Event. Submission is set on
@@ -106,6 +121,36 @@ type Problem struct {
 	Checker       string    `json:"checker"`
 	Interactive   bool      `json:"interactive"`
 	CreatedAt     time.Time `json:"created_at"`
+}
+
+// ProblemSummary is a problem in GET /api/v1/problems: its latest version, how many
+// submissions it has, and whether it is archived (new submissions answer 404).
+type ProblemSummary struct {
+	ID          string     `json:"id"`
+	Title       string     `json:"title"`
+	Version     int        `json:"version"`
+	SHA256      string     `json:"sha256"`
+	CaseCount   int        `json:"case_count"`
+	Submissions int64      `json:"submissions"`
+	Archived    bool       `json:"archived"`
+	ArchivedAt  *time.Time `json:"archived_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
+// ProblemList is the answer of GET /api/v1/problems (admin), ordered by id.
+type ProblemList struct {
+	Items []ProblemSummary `json:"items"`
+}
+
+// ProblemRemoved is the answer of DELETE /api/v1/problems/{id}[?dry_run=true]: a problem
+// without submissions is deleted, one with submissions is archived (its data stays for
+// them). Action is "deleted" or "archived" (with dry_run: what would be done).
+type ProblemRemoved struct {
+	DryRun      bool   `json:"dry_run"`
+	ID          string `json:"id"`
+	Action      string `json:"action"`
+	Submissions int64  `json:"submissions"`
 }
 
 // Subtask is a group of cases scored together.
