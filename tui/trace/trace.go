@@ -19,7 +19,9 @@ import (
 const maxCompileLines = 40
 
 // Render returns the trace as lines fitting width columns.
-func Render(st styles.Styles, t *wire.Trace, width int) string { return RenderSelected(st, t, width, 0) }
+func Render(st styles.Styles, t *wire.Trace, width int) string {
+	return RenderSelected(st, t, width, 0)
+}
 
 // RenderSelected is Render with case index sel marked in the cases table (0: none).
 func RenderSelected(st styles.Styles, t *wire.Trace, width, sel int) string {
