@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -212,6 +213,18 @@ func (f *fake) Audit(context.Context, int) ([]wire.AuditEntry, error) {
 	}, nil
 }
 
+// judgedID is the finished WA submission (row 21 of Submissions) whose trace has cases,
+// and deadID a dead one whose error is long.
+const (
+	judgedID = "0195a1b3-0000-7000-8000-000000000020"
+	deadID   = "0195a1b2-dead-7000-8000-000000000002"
+)
+
+// longError is a dead submission's reason, longer than a line at both sizes.
+const longError = "attempt 3: fetch problem package 3f9a5c0e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8.zip" +
+	" from the object store: object not found (storage.s3 bucket oj, endpoint minio:9000); the package was removed" +
+	" after the submission pinned version 2: push the problem again, then ojctl dlq replay " + deadID
+
 func (f *fake) Trace(_ context.Context, id string) (*wire.Trace, error) {
 	if err := f.fail("trace"); err != nil {
 		return nil, err
@@ -219,9 +232,12 @@ func (f *fake) Trace(_ context.Context, id string) (*wire.Trace, error) {
 	if id == "missing" {
 		return nil, errors.New("404 not_found")
 	}
+	if id == judgedID {
+		return judgedTrace(id), nil
+	}
 	claimed, ended := t0.Add(-43*time.Minute), t0.Add(-42*time.Minute)
 	verdict := "AC"
-	return &wire.Trace{
+	t := &wire.Trace{
 		Submission: wire.TraceSubmission{Submission: wire.Submission{ID: id, ProblemID: "aplusb", ProblemVersion: 2, Language: "cpp17",
 			State: "dead", Verdict: nil, Attempt: 3}, Lane: "light", Failures: 3, MaxAttempts: 3,
 			LastError: "fetch problem package 3f9a…: object not found"},
@@ -237,5 +253,48 @@ func (f *fake) Trace(_ context.Context, id string) (*wire.Trace, error) {
 			{At: t0.Add(-time.Minute), Event: "replayed", Attempt: 4, Actor: "alice"},
 		},
 		DeadLetter: &wire.DeadLetter{SubmissionID: id, Lane: "light", Attempts: 3, LastError: "object not found", DeadSince: ended},
-	}, nil
+	}
+	if id == deadID {
+		verdict := "SE"
+		t.Submission.Verdict, t.Submission.Error, t.Submission.LastError = &verdict, longError, longError
+	}
+	return t, nil
+}
+
+// judgedTrace is a finished WA submission: four cases, one message longer than a line.
+func judgedTrace(id string) *wire.Trace {
+	claimed, ended := t0.Add(-12*time.Minute), t0.Add(-12*time.Minute+2*time.Second)
+	verdict, score := "WA", 50.0
+	return &wire.Trace{
+		Submission: wire.TraceSubmission{Submission: wire.Submission{ID: id, ProblemID: "graph-paths", ProblemVersion: 4,
+			Language: "python3", State: "finished", Verdict: &verdict, Score: &score, Attempt: 1, Cases: []wire.Case{
+				{Index: 1, Subtask: 1, Verdict: "AC", TimeMS: 31, MemoryKB: 9800, Score: 25},
+				{Index: 2, Subtask: 1, Verdict: "AC", TimeMS: 45, MemoryKB: 10240, Score: 25},
+				{Index: 3, Subtask: 2, Verdict: "WA", TimeMS: 388, MemoryKB: 48200, Message: "line 2: the path 1 → 4 → 7 is not the shortest one; its length is 12 and the checker knows a path of length 9"},
+				{Index: 4, Subtask: 2, Verdict: "TLE", TimeMS: 2000, MemoryKB: 51000, Message: "CPU time limit of 2s exceeded"},
+			}}, Lane: "light", Failures: 0, MaxAttempts: 3},
+		Attempts: []wire.TraceAttempt{{Attempt: 1, Worker: "worker-1", ClaimedAt: &claimed, EndedAt: &ended, Outcome: "finished", Verdict: "WA"}},
+		Events: []wire.TraceEvent{
+			{At: claimed.Add(-time.Second), Event: "submitted"},
+			{At: claimed, Event: "claimed", Attempt: 1, Worker: "worker-1"},
+			{At: ended, Event: "finished", Attempt: 1, Worker: "worker-1", Detail: "WA"},
+		},
+	}
+}
+
+func (f *fake) Case(_ context.Context, id string, n int) (*wire.CaseDetail, error) {
+	if err := f.fail("case"); err != nil {
+		return nil, err
+	}
+	t := judgedTrace(judgedID)
+	if id != judgedID || n < 1 || n > len(t.Submission.Cases) {
+		return nil, fmt.Errorf("GET /api/v1/submissions/%s/cases/%d: 404 not_found", id, n)
+	}
+	var out strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&out, "%d %d\n", i+1, (i*7)%13)
+	}
+	return &wire.CaseDetail{SubmissionID: id, Attempt: 1, Case: t.Submission.Cases[n-1], Stdout: out.String() + "\x1b[2Jsent a clear-screen too",
+		Stderr: "Traceback (most recent call last):\n  File \"sol.py\", line 14, in <module>\n    dist = dijkstra(graph, 1)\n" +
+			"warning: a very long line of debugging output that the solution wrote to stderr, longer than the pane is wide at either size, so it wraps\n"}, nil
 }

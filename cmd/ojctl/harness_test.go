@@ -15,6 +15,7 @@ import (
 	"oj/core/api/client"
 	"oj/core/api/wire"
 	"oj/core/job"
+	"oj/core/judge/objstore"
 	"oj/core/store"
 	"oj/core/testenv"
 )
@@ -40,12 +41,14 @@ type env struct {
 	admin      *client.Client // for checking on the server what a command did
 	adminToken string
 	userToken  string
+	objects    objstore.Store // the server's object store, for artefacts a worker would write
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	a := apitest.New(t, apitest.Options{})
-	e := &env{t: t, db: a.DB, judge: a.Judge, url: a.HTTP.URL, admin: a.Admin, adminToken: a.AdminToken}
+	e := &env{t: t, db: a.DB, judge: a.Judge, url: a.HTTP.URL, admin: a.Admin, adminToken: a.AdminToken,
+		objects: a.Objects}
 	e.userToken = e.token("alice", "user")
 	return e
 }

@@ -14,20 +14,27 @@ import (
 )
 
 func newStatusCmd(a *app) *cobra.Command {
-	var watch bool
+	var watch, cases bool
 	cmd := &cobra.Command{
-		Use:   "status ID [--watch]",
+		Use:   "status ID [--watch] [--cases]",
 		Short: "Show a submission with its per-case results",
 		Long: `Show a submission as the API returns it: state, verdict, score, time, memory,
-attempt, compile output and the result of every case. A user token sees its own
-submissions; an admin token sees all.
+attempt, the error of a dead or SE submission, compile output and the result of
+every case. A user token sees its own submissions; an admin token sees all.
+
+--cases adds, for each case that is not AC, what the solution wrote on stdout and
+stderr (the excerpts the worker kept, GET /api/v1/submissions/{id}/cases/{n}) and,
+for an admin token, the checker's whole message. With -o json, --cases prints the
+detail of every case instead of the submission.
 
 --watch follows the submission's Server-Sent Events, printing one line per state
 change, until it is finished, dead or canceled, then prints it. With -o json the
 progress lines go to stderr and stdout holds only the final submission.`,
 		Example: `  ojctl status 0190a3c4-...
   ojctl status 0190a3c4-... --watch
-  ojctl status 0190a3c4-... -o json | jq -r .verdict`,
+  ojctl status 0190a3c4-... --cases
+  ojctl status 0190a3c4-... -o json | jq -r .verdict
+  ojctl status 0190a3c4-... --cases -o json | jq -r '.[] | select(.verdict != "AC") | .stderr'`,
 		Args: cobra.ExactArgs(1),
 		RunE: a.run(func(cmd *cobra.Command, args []string) error {
 			c, err := a.client()
@@ -43,10 +50,14 @@ progress lines go to stderr and stdout holds only the final submission.`,
 			if err != nil {
 				return err
 			}
+			if cases {
+				return a.printWithCases(cmd.Context(), c, s)
+			}
 			return a.print(s, func(p *printer) { printSubmission(p, s) })
 		}),
 	}
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "follow state changes until the submission is terminal")
+	cmd.Flags().BoolVar(&cases, "cases", false, "also show what the solution wrote in each failed case (with -o json: every case's detail)")
 	return cmd
 }
 
@@ -125,31 +136,60 @@ func progressLine(ev wire.StateEvent) string {
 	return b.String()
 }
 
-// printSubmission draws a submission: its fields, compile output, then its cases.
+// printWithCases prints the submission with the output of its failed cases, or with -o
+// json the detail of every case.
+func (a *app) printWithCases(ctx context.Context, c *client.Client, s *wire.Submission) error {
+	if a.output == "json" {
+		details, err := caseDetails(ctx, c, s.ID, s.Cases)
+		if err != nil {
+			return err
+		}
+		return writeJSON(a.stdout, details)
+	}
+	failed := failedCases(s)
+	shown := failed[:min(len(failed), maxCaseOutputs)]
+	details, err := caseDetails(ctx, c, s.ID, shown)
+	if err != nil {
+		return err
+	}
+	return a.print(s, func(p *printer) {
+		printSubmission(p, s)
+		printCaseOutputs(p, details, len(failed)-len(shown))
+	})
+}
+
+// printSubmission draws a submission: its fields (the error of a dead or SE submission
+// whole, wrapped), compile output, then its cases.
 func printSubmission(p *printer, s *wire.Submission) {
-	p.fields([][2]string{
+	fields := [][2]string{
 		{"ID", s.ID},
 		{"Problem", fmt.Sprintf("%s (version %d)", s.ProblemID, s.ProblemVersion)},
 		{"Language", s.Language},
 		{"State", s.State},
 		{"Verdict", ptrOr(s.Verdict, "-")},
+	}
+	if s.Error != "" {
+		fields = append(fields, [2]string{"Error", s.Error})
+	}
+	fields = append(fields, [][2]string{
 		{"Score", ptrOr(s.Score, "-")},
 		{"Time", msPtr(s.TimeMS)},
 		{"Memory", kbPtr(s.MemoryKB)},
 		{"Attempt", itoa(s.Attempt)},
 		{"Created", stamp(s.CreatedAt)},
 		{"Finished", stampPtr(s.FinishedAt)},
-	})
+	}...)
+	printFieldsWrapped(p, fields)
 	if s.CompileOutput != "" {
 		p.heading("Compile output")
-		p.printf("%s\n", strings.TrimRight(s.CompileOutput, "\n"))
+		p.printf("%s\n", strings.TrimRight(terminalSafe(s.CompileOutput), "\n"))
 	}
 	if len(s.Cases) > 0 {
 		p.heading("Cases")
 		rows := make([][]string, 0, len(s.Cases))
 		for _, c := range s.Cases {
 			rows = append(rows, []string{itoa(c.Index), itoa(c.Subtask), c.Verdict, ms(int64(c.TimeMS)),
-				kb(c.MemoryKB), fmt.Sprint(c.Score), c.Message})
+				kb(c.MemoryKB), fmt.Sprint(c.Score), oneLine(c.Message)})
 		}
 		p.table([]string{"#", "SUBTASK", "VERDICT", "TIME", "MEMORY", "SCORE", "MESSAGE"}, rows)
 	}

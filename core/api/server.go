@@ -130,6 +130,7 @@ func (s *Server) Handler() http.Handler {
 	user("POST /api/v1/submissions", s.submit)
 	user("GET /api/v1/submissions/{id}", s.getSubmission)
 	user("GET /api/v1/submissions/{id}/events", s.events)
+	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase)
 	user("GET /api/v1/languages", s.languages)
 	admin("PUT /api/v1/problems/{id}", s.putProblem)
 	user("GET /api/v1/problems/{id}", s.getProblem)

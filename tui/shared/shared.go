@@ -31,6 +31,7 @@ type Source interface {
 	Workers(ctx context.Context) (*wire.Workers, error)
 	Audit(ctx context.Context, limit int) ([]wire.AuditEntry, error)
 	Trace(ctx context.Context, id string) (*wire.Trace, error)
+	Case(ctx context.Context, id string, n int) (*wire.CaseDetail, error)
 }
 
 // Context is handed to every view: nothing here is global.

@@ -1,6 +1,7 @@
 // Package submissions is the dashboard's Submissions view: the most recent submissions
 // (GET /admin/v1/submissions, newest first) with their state and verdict, each with its
-// trace in the detail pane, and rejudge and cancel.
+// trace in the detail pane (error, compile output, cases) and each case's output from
+// there, and rejudge and cancel.
 package submissions
 
 import (
@@ -14,7 +15,6 @@ import (
 	"oj/core/api/wire"
 	"oj/tui/listview"
 	"oj/tui/shared"
-	"oj/tui/trace"
 )
 
 // Model is the Submissions view.
@@ -22,6 +22,7 @@ type Model struct {
 	ctx   *shared.Context
 	list  listview.Model
 	width int
+	cases caseNav
 }
 
 // New returns the view.
@@ -77,12 +78,18 @@ func (m *Model) SetSize(w, h int) { m.width = w; m.list.SetSize(w, h) }
 // Capturing reports that the filter is open.
 func (m *Model) Capturing() bool { return m.list.Capturing() }
 
-// Back closes the filter or the trace.
-func (m *Model) Back() bool { return m.list.Back() }
+// Back closes the filter, a case's output (back to its trace) or the trace.
+func (m *Model) Back() bool {
+	if m.cases.backToTrace(m) {
+		return true
+	}
+	m.cases.reset()
+	return m.list.Back()
+}
 
-// Keys are the view's actions.
+// Keys are the view's actions, and the case keys while a trace with cases is open.
 func (m *Model) Keys() []key.Binding {
-	return m.ctx.ActionKeys(m.ctx.Keys.Rejudge, m.ctx.Keys.Cancel)
+	return append(m.cases.keys(m), m.ctx.ActionKeys(m.ctx.Keys.Rejudge, m.ctx.Keys.Cancel)...)
 }
 
 // Update opens traces and asks for rejudges and cancels.
@@ -94,15 +101,24 @@ func (m *Model) Update(msg tea.Msg) (shared.View, tea.Cmd) {
 			m.list.SetDetail("trace "+msg.ID, m.ctx.Styles.Error.Render("trace: "+msg.Err.Error()))
 			return m, nil
 		}
-		m.list.SetDetail("trace "+msg.ID, trace.Render(m.ctx.Styles, msg.Trace, m.width))
+		m.cases.traced(m, msg.Trace)
+		return m, nil
+	case shared.CaseMsg:
+		m.cases.arrived(m, msg)
 		return m, nil
 	case tea.KeyMsg:
+		if m.list.DetailOpen() {
+			if handled, cmd := m.cases.key(m, msg); handled {
+				return m, cmd
+			}
+		}
 		if m.list.Capturing() || m.list.DetailOpen() {
 			break
 		}
 		r, sel := m.list.Selected()
 		switch {
 		case key.Matches(msg, km.Detail) && sel:
+			m.cases.reset()
 			m.list.OpenDetail("trace "+r.ID, "loading the trace…")
 			return m, m.ctx.FetchTrace(r.ID)
 		case key.Matches(msg, km.Rejudge) && sel && !m.ctx.ReadOnly:

@@ -1,6 +1,8 @@
 // Package trace renders a submission's trace (GET /admin/v1/submissions/{id}/trace) for
-// the detail pane of the Submissions and DLQ views: the submission, each attempt, and the
-// history of events with who asked.
+// the detail pane of the Submissions and DLQ views: the submission with its error and
+// compile output, its cases, each attempt, and the history of events with who asked; and
+// one case's output (GET /api/v1/submissions/{id}/cases/{n}). Long values wrap: nothing
+// a reader needs is cut at the pane's edge.
 package trace
 
 import (
@@ -13,12 +15,20 @@ import (
 	"oj/tui/styles"
 )
 
+// maxCompileLines bounds the compile output shown in the pane (ojctl status has it all).
+const maxCompileLines = 40
+
 // Render returns the trace as lines fitting width columns.
 func Render(st styles.Styles, t *wire.Trace, width int) string {
+	return RenderSelected(st, t, width, 0)
+}
+
+// RenderSelected is Render with case index sel marked in the cases table (0: none).
+func RenderSelected(st styles.Styles, t *wire.Trace, width, sel int) string {
 	var b strings.Builder
 	s := t.Submission
 	line := func(label, value string) {
-		fmt.Fprintf(&b, "%s %s\n", st.Label.Render(fmt.Sprintf("%-10s", label)), shared.OneLine(value, max(10, width-12)))
+		b.WriteString(hang(st.Label.Render(fmt.Sprintf("%-10s", label))+" ", value, width) + "\n")
 	}
 	line("id", s.ID)
 	line("problem", fmt.Sprintf("%s v%d   language %s   lane %s", s.ProblemID, s.ProblemVersion, s.Language, s.Lane))
@@ -27,6 +37,12 @@ func Render(st styles.Styles, t *wire.Trace, width int) string {
 		verdict = *s.Verdict
 	}
 	line("state", fmt.Sprintf("%s   verdict %s   attempt %d   failures %d/%d", s.State, verdict, s.Attempt, s.Failures, s.MaxAttempts))
+	if s.Error != "" {
+		line("error", s.Error)
+	}
+	if s.LastError != "" && s.LastError != s.Error {
+		line("last error", s.LastError)
+	}
 	if s.LeaseOwner != "" {
 		until := ""
 		if s.LeaseUntil != nil {
@@ -34,11 +50,22 @@ func Render(st styles.Styles, t *wire.Trace, width int) string {
 		}
 		line("lease", s.LeaseOwner+until)
 	}
-	if s.LastError != "" {
-		line("last error", s.LastError)
-	}
 	if t.DeadLetter != nil {
 		line("dead", fmt.Sprintf("since %s after %d attempts: %s", stamp(t.DeadLetter.DeadSince), t.DeadLetter.Attempts, t.DeadLetter.LastError))
+	}
+	if s.CompileOutput != "" {
+		b.WriteString("\n" + st.Section.Render("Compile output") + "\n")
+		b.WriteString(block(s.CompileOutput, width, maxCompileLines, func(n int) string {
+			return st.Muted.Render(fmt.Sprintf("… %d more lines (ojctl status %s shows them all)", n, s.ID))
+		}) + "\n")
+	}
+	if len(s.Cases) > 0 {
+		hint := ""
+		if sel > 0 {
+			hint = "  " + st.Muted.Render("([ ] select a case, o shows its output)")
+		}
+		b.WriteString("\n" + st.Section.Render("Cases") + hint + "\n")
+		b.WriteString(casesTable(st, s.Cases, width, sel) + "\n")
 	}
 	b.WriteString("\n" + st.Section.Render("Attempts") + "\n")
 	if len(t.Attempts) == 0 {
@@ -55,7 +82,7 @@ func Render(st styles.Styles, t *wire.Trace, width int) string {
 		if a.Error != "" {
 			out += ": " + a.Error
 		}
-		b.WriteString(shared.OneLine(fmt.Sprintf("  #%-2d %-14s %s → %s  %s", a.Attempt, orDash(a.Worker), stampp(a.ClaimedAt), stampp(a.EndedAt), out), width) + "\n")
+		b.WriteString(hang(fmt.Sprintf("  #%-2d %-14s %s → %s  ", a.Attempt, shared.OneLine(orDash(a.Worker), 14), stampp(a.ClaimedAt), stampp(a.EndedAt)), out, width) + "\n")
 	}
 	b.WriteString("\n" + st.Section.Render("History") + "\n")
 	if len(t.Events) == 0 {
@@ -66,7 +93,7 @@ func Render(st styles.Styles, t *wire.Trace, width int) string {
 		if e.Actor != "" {
 			who = "by " + e.Actor
 		}
-		b.WriteString(shared.OneLine(fmt.Sprintf("  %s  %-13s #%-2d %s %s", stamp(e.At), e.Event, e.Attempt, who, e.Detail), width) + "\n")
+		b.WriteString(hang(fmt.Sprintf("  %s  %-13s #%-2d ", stamp(e.At), e.Event, e.Attempt), strings.TrimSpace(who+" "+e.Detail), width) + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

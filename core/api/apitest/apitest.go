@@ -49,6 +49,9 @@ type Env struct {
 	Server  *api.Server
 	HTTP    *httptest.Server
 	Log     *slog.Logger
+	// Objects is the server's object store (a directory of the test's), where tests put
+	// run artefacts as a worker would.
+	Objects objstore.Store
 	// AdminToken is the token called "admin" (role admin), which uploaded "aplusb";
 	// Admin is a client using it.
 	AdminToken string
@@ -131,6 +134,7 @@ func New(t testing.TB, o Options) *Env {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
+	e.Objects = objects
 	e.Server = api.New(cfg, api.Deps{DB: e.DB, Streams: e.Streams, Languages: lang.Default(), Objects: objects,
 		PackageLimits: problem.DefaultLimits(), Registerer: reg, Gatherer: reg, Log: e.Log})
 	e.Server.Start(ctx)

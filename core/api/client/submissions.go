@@ -66,6 +66,14 @@ func (c *Client) Submission(ctx context.Context, id string) (*wire.Submission, e
 	return &out, c.call(ctx, request{method: http.MethodGet, path: "/api/v1/submissions/" + esc(id)}, &out)
 }
 
+// Case is GET /api/v1/submissions/{id}/cases/{n}: case n (its index) of the submission's
+// current result with the excerpts of what the solution wrote.
+func (c *Client) Case(ctx context.Context, id string, n int) (*wire.CaseDetail, error) {
+	var out wire.CaseDetail
+	path := fmt.Sprintf("/api/v1/submissions/%s/cases/%d", esc(id), n)
+	return &out, c.call(ctx, request{method: http.MethodGet, path: path}, &out)
+}
+
 // Events is GET /api/v1/submissions/{id}/events: fn is called with each `state` event and
 // each `case` event (Case set: one case of the running attempt judged) until the stream ends (after a terminal state), fn returns an error, or ctx ends.
 func (c *Client) Events(ctx context.Context, id string, fn func(wire.StateEvent) error) error {

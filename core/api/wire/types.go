@@ -81,6 +81,9 @@ type CaseDetail struct {
 	Case
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
+	// ExcerptsNote says why Stdout and Stderr are empty when the excerpts could not be
+	// had (not stored, removed, unreadable); empty when they are what the solution wrote.
+	ExcerptsNote string `json:"excerpts_note,omitempty"`
 }
 
 // StateEvent is the data of one `state` or `case` Server-Sent Event. Submission is set on

@@ -1,0 +1,78 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// clean makes text from solutions, packages and workers safe to draw: control characters
+// are shown as \xNN (an escape sequence must not repaint the dashboard), tabs become
+// spaces, and invalid UTF-8 becomes U+FFFD. Newlines stay.
+func clean(s string) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\r\n", "\n"), "\uFFFD")
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString("    ")
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// wrap breaks s into lines of at most width columns, at spaces where it can and inside
+// words longer than a line; s's own line breaks are kept. It returns at least one line.
+func wrap(s string, width int) []string {
+	s = strings.TrimRight(clean(s), "\n")
+	lines := strings.Split(ansi.Wrap(s, max(width, 8), " "), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+// hang is prefix followed by s wrapped to fit width, its continuation lines indented
+// under s's first line.
+func hang(prefix, s string, width int) string {
+	pw := ansi.StringWidth(prefix)
+	lines := wrap(s, width-pw)
+	indent := strings.Repeat(" ", pw)
+	for i := 1; i < len(lines); i++ {
+		lines[i] = indent + lines[i]
+	}
+	return prefix + strings.Join(lines, "\n")
+}
+
+// block is s wrapped at width-2 and indented by two columns, at most maxLines lines; the
+// rest is counted in a last line.
+func block(s string, width, maxLines int, more func(n int) string) string {
+	lines := wrap(s, width-2)
+	extra := 0
+	if len(lines) > maxLines {
+		lines, extra = lines[:maxLines], len(lines)-maxLines
+	}
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	if extra > 0 {
+		lines = append(lines, "  "+more(extra))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// kb formats kibibytes: 3400 KiB, 12.5 MiB.
+func kb(v int) string {
+	if v >= 10*1024 {
+		return fmt.Sprintf("%.1f MiB", float64(v)/1024)
+	}
+	return fmt.Sprintf("%d KiB", v)
+}
