@@ -9,7 +9,8 @@ import (
 )
 
 // Event is what happened to a submission in one history row. The column has a CHECK
-// constraint listing the same values (migrations 00003 and 00004), as submissions.state is an enum.
+// constraint listing the same values (migrations 00003 and 00004), as submissions.state
+// is an enum.
 type Event string
 
 // The history events.

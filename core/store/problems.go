@@ -38,8 +38,8 @@ func CreateProblemVersion(ctx context.Context, db DB, pv ProblemVersion) (int, e
 		if _, err := tx.Exec(ctx, `INSERT INTO problems (id) VALUES ($1) ON CONFLICT (id) DO NOTHING`, pv.ProblemID); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `UPDATE problems SET latest_version = latest_version + 1, archived_at = NULL WHERE id = $1
-			RETURNING latest_version`, pv.ProblemID).Scan(&version); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE problems SET latest_version = latest_version + 1, archived_at = NULL
+			WHERE id = $1 RETURNING latest_version`, pv.ProblemID).Scan(&version); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO problem_versions (problem_id, version, sha256, title, time_limit_ms,
@@ -64,8 +64,8 @@ func LatestProblem(ctx context.Context, db DB, id string) (*ProblemVersion, erro
 	err := db.QueryRow(ctx, `SELECT v.problem_id, v.version, v.sha256, v.title, v.time_limit_ms, v.memory_limit_mb,
 		       v.case_count, v.meta, v.created_by, v.created_at
 		  FROM problems p JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.latest_version
-		 WHERE p.id = $1 AND p.archived_at IS NULL`, id).Scan(&pv.ProblemID, &pv.Version, &pv.SHA256, &pv.Title, &pv.TimeLimitMS,
-		&pv.MemoryLimitMB, &pv.CaseCount, &meta, &pv.CreatedBy, &pv.CreatedAt)
+		 WHERE p.id = $1 AND p.archived_at IS NULL`, id).Scan(&pv.ProblemID, &pv.Version, &pv.SHA256, &pv.Title,
+		&pv.TimeLimitMS, &pv.MemoryLimitMB, &pv.CaseCount, &meta, &pv.CreatedBy, &pv.CreatedAt)
 	if err != nil {
 		return nil, translate(err, "latest problem")
 	}
