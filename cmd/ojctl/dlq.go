@@ -14,12 +14,14 @@ func newDLQCmd(a *app) *cobra.Command {
 		Short: "Dead letters: submissions that failed for good",
 		Long: `A submission whose judging failed max_attempts times (system errors, not wrong
 answers) is dead: verdict SE, a dead letter in PostgreSQL. Dead letters are never
-dropped silently; "dlq replay" judges them again with a fresh attempt budget.`,
+dropped silently; "dlq replay" judges them again with a fresh attempt budget, and
+"dlq purge" removes them for good, leaving the submissions dead. Both are audited.`,
 		Example: `  ojctl dlq ls
   ojctl dlq replay --all --dry-run
-  ojctl dlq replay 0190a3c4-... 0190a3c5-...`,
+  ojctl dlq replay 0190a3c4-... 0190a3c5-...
+  ojctl dlq purge 0190a3c4-... --dry-run`,
 	}
-	cmd.AddCommand(newDLQListCmd(a), newDLQReplayCmd(a))
+	cmd.AddCommand(newDLQListCmd(a), newDLQReplayCmd(a), newDLQPurgeCmd(a))
 	return cmd
 }
 
@@ -113,6 +115,59 @@ Exit code 3 when fewer were replayed than asked for (some ids were not dead lett
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "replay every dead letter")
+	s.register(cmd)
+	return cmd
+}
+
+func newDLQPurgeCmd(a *app) *cobra.Command {
+	var (
+		all bool
+		s   safety
+	)
+	cmd := &cobra.Command{
+		Use:   "purge (ID... | --all) [--dry-run] [--yes]",
+		Short: "Remove dead letters without judging them again",
+		Long: `Purge dead letters: they leave the dead-letter list (and its count in the
+overview) for good. Their submissions are not judged again: they stay dead with
+verdict SE and the error that killed them, and their trace and the audit log record
+who purged them. Purge what you decided not to replay, e.g. submissions of a
+language or problem that is gone; to judge them again use "dlq replay" instead.
+
+Exit code 3 when fewer were purged than asked for (some ids were not dead letters).`,
+		Example: `  ojctl dlq purge --all --dry-run
+  ojctl dlq purge 0190a3c4-... 0190a3c5-...
+  ojctl dlq ls -o json \
+    | jq -r '.items[] | select(.last_error | test("unknown language")) | .submission_id' \
+    | xargs -r ojctl dlq purge --yes`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) > 0) {
+				return usagef("give the dead letters' submission ids, or --all (one of the two)")
+			}
+			return nil
+		},
+		RunE: a.run(func(cmd *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			req := wire.PurgeRequest{IDs: args, All: all}
+			return a.mutate(cmd, s, mutation{verb: "purge dead letters", noun: "dead letters",
+				call: func(ctx context.Context, dry bool) (effect, error) {
+					req.DryRun = dry
+					r, err := c.PurgeDLQ(ctx, req)
+					if err != nil {
+						return effect{}, err
+					}
+					count := [2]string{"Purged", itoa(r.Purged)}
+					if r.DryRun {
+						count = [2]string{"Would purge", itoa(r.WouldPurge)}
+					}
+					return effect{result: r, changes: r.Purged + r.WouldPurge, requested: r.Requested,
+						fields: [][2]string{{"Requested", itoa(r.Requested)}, count}}, nil
+				}})
+		}),
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "purge every dead letter")
 	s.register(cmd)
 	return cmd
 }

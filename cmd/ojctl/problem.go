@@ -21,14 +21,21 @@ import (
 func newProblemCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "problem",
-		Short: "Upload and inspect problem packages",
+		Short: "Upload, list, inspect and remove problem packages",
 		Long: `A problem package is a zip of problem.yaml plus tests/1.in, tests/1.out, … (see
 DESIGN.md "Problems"). Each upload creates a new version; submissions keep the
-version they were judged against.`,
+version they were judged against.
+
+"problem rm" archives a problem that has submissions (new submissions to it are
+refused as for an unknown problem, its existing ones keep their results and can be
+rejudged) and deletes one that has none. Pushing an archived problem again brings
+it back as a new version.`,
 		Example: `  ojctl problem push ./aplusb
-  ojctl problem show aplusb`,
+  ojctl problem ls
+  ojctl problem show aplusb
+  ojctl problem rm aplusb --dry-run`,
 	}
-	cmd.AddCommand(newProblemPushCmd(a), newProblemShowCmd(a))
+	cmd.AddCommand(newProblemPushCmd(a), newProblemShowCmd(a), newProblemListCmd(a), newProblemRemoveCmd(a))
 	return cmd
 }
 

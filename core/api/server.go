@@ -134,6 +134,8 @@ func (s *Server) Handler() http.Handler {
 	user("GET /api/v1/languages", s.languages)
 	admin("PUT /api/v1/problems/{id}", s.putProblem)
 	user("GET /api/v1/problems/{id}", s.getProblem)
+	admin("GET /api/v1/problems", s.listProblems)
+	admin("DELETE /api/v1/problems/{id}", s.removeProblem)
 
 	admin("GET /admin/v1/overview", s.overview)
 	admin("GET /admin/v1/pel", s.pel)
@@ -142,6 +144,7 @@ func (s *Server) Handler() http.Handler {
 	admin("GET /admin/v1/dlq", s.dlq)
 	admin("GET /admin/v1/submissions", s.listSubmissions)
 	admin("POST /admin/v1/dlq/replay", s.replay)
+	admin("POST /admin/v1/dlq/purge", s.purge)
 	admin("POST /admin/v1/trim", s.trim)
 	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission)
 	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem)

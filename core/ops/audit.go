@@ -22,6 +22,8 @@ const (
 	ActionCancel         Action = "cancel"
 	ActionTrim           Action = "trim"
 	ActionProblemPush    Action = "problem_push"
+	ActionProblemRemove  Action = "problem_remove"
+	ActionPurge          Action = "dlq_purge"
 )
 
 // audited runs an action and writes its audit row (invariant 8), the only place that

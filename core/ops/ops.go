@@ -1,16 +1,17 @@
 // Package ops is oj's maintenance component: the mutating admin actions — reclaim,
-// replay, rejudge, cancel, trim — with typed parameters and typed counts, whoever asks
-// for them (the admin HTTP API decodes a request, calls one of them and encodes the
-// counts). It is modelled on asynq's recoverer and river's job rescuer: maintenance as
-// its own component over the store and the streams, not code inside HTTP handlers.
+// replay, purge, rejudge, cancel, trim, problem removal — with typed parameters and
+// typed counts, whoever asks for them (the admin HTTP API decodes a request, calls one
+// of them and encodes the counts). It is modelled on asynq's recoverer and river's job
+// rescuer: maintenance as its own component over the store and the streams, not code
+// inside HTTP handlers.
 //
 // Invariant 8 is kept in one place, audited: every action supports a dry run, returns
 // its counts, and writes one audit row (who, what, when, the counts, and the error or
 // refusal if any). An action that is one PostgreSQL transaction (cancel, a submission's
-// rejudge) writes its audit row in that transaction, so the action and its record commit
-// together; a dry run is that transaction rolled back. Actions made of many transactions
-// or of Redis commands (replay and problem rejudge in batches, reclaim, trim) write the
-// row once they end, whatever they did by then.
+// rejudge, a problem's removal) writes its audit row in that transaction, so the action
+// and its record commit together; a dry run is that transaction rolled back. Actions made
+// of many transactions or of Redis commands (replay, purge and problem rejudge in
+// batches, reclaim, trim) write the row once they end, whatever they did by then.
 package ops
 
 import (

@@ -94,9 +94,11 @@ func (o *Ops) RejudgeSubmission(ctx context.Context, req Request, id string) (Re
 }
 
 // RejudgeProblem sends every judged submission of a problem to the rejudge lane, in
-// batches of one transaction each. ErrNotFound when the problem does not exist.
+// batches of one transaction each, archived problems included. ErrNotFound when the
+// problem does not exist.
 func (o *Ops) RejudgeProblem(ctx context.Context, req Request, problemID string) (RejudgeCounts, error) {
-	if _, err := store.LatestProblem(ctx, o.db, problemID); err != nil {
+	// GetProblem, not LatestProblem: an archived problem's submissions can be rejudged.
+	if _, err := store.GetProblem(ctx, o.db, problemID); err != nil {
 		return RejudgeCounts{}, fmt.Errorf("rejudge: %w", err)
 	}
 	params := struct {

@@ -53,3 +53,43 @@ func CountDeadLetters(ctx context.Context, db DB) (int64, error) {
 	}
 	return n, nil
 }
+
+// PurgeDeadLetters removes the dead letters of ids without judging them again and
+// returns how many it removed; ids without a dead letter are left alone. The submissions
+// stay dead with their verdict and error, and each gets a "purged" history event with
+// the actor's name and the dead letter's last error, so the trace keeps the record
+// (invariant 7). Dry runs: run it in InDryTx.
+func PurgeDeadLetters(ctx context.Context, db DB, ids []string, actor string, now time.Time) (int, error) {
+	var n int
+	err := InTx(ctx, db, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `DELETE FROM dead_letters d USING submissions s
+			WHERE d.submission_id = ANY($1::text[]::uuid[]) AND s.id = d.submission_id
+			RETURNING d.submission_id::text, s.attempt, d.last_error`, ids)
+		if err != nil {
+			return err
+		}
+		var purged []History
+		for rows.Next() {
+			h := History{At: now, Event: EventPurged, Actor: actor}
+			if err := rows.Scan(&h.SubmissionID, &h.Attempt, &h.Detail); err != nil {
+				rows.Close()
+				return err
+			}
+			purged = append(purged, h)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, h := range purged {
+			if err := AddHistory(ctx, tx, h); err != nil {
+				return err
+			}
+		}
+		n = len(purged)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("purge dead letters: %w", err)
+	}
+	return n, nil
+}

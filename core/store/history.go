@@ -9,7 +9,8 @@ import (
 )
 
 // Event is what happened to a submission in one history row. The column has a CHECK
-// constraint listing the same values (migration 00003), as submissions.state is an enum.
+// constraint listing the same values (migrations 00003 and 00004), as submissions.state
+// is an enum.
 type Event string
 
 // The history events.
@@ -24,11 +25,13 @@ const (
 	EventReplayed  Event = "replayed"
 	EventRejudged  Event = "rejudged"
 	EventCanceled  Event = "canceled"
+	// EventPurged: an operator removed the dead letter; the submission stays dead.
+	EventPurged Event = "purged"
 )
 
 // Events lists every history event, in the order of a submission's life.
 var Events = []Event{EventSubmitted, EventClaimed, EventFinished, EventRetry, EventGivenBack, EventDead,
-	EventRedriven, EventReplayed, EventRejudged, EventCanceled}
+	EventRedriven, EventReplayed, EventRejudged, EventCanceled, EventPurged}
 
 // History is one event in a submission's trace.
 type History struct {

@@ -26,7 +26,8 @@ type ProblemVersion struct {
 
 // CreateProblemVersion records a new version of a problem (creating the problem on its
 // first upload) and returns the version number. Concurrent uploads of one problem are
-// serialised by the row lock of the latest_version bump.
+// serialised by the row lock of the latest_version bump. An upload of an archived problem
+// brings it back: the new version is live and submissions are accepted again.
 func CreateProblemVersion(ctx context.Context, db DB, pv ProblemVersion) (int, error) {
 	meta, err := jsonValue(pv.Meta)
 	if err != nil {
@@ -37,8 +38,8 @@ func CreateProblemVersion(ctx context.Context, db DB, pv ProblemVersion) (int, e
 		if _, err := tx.Exec(ctx, `INSERT INTO problems (id) VALUES ($1) ON CONFLICT (id) DO NOTHING`, pv.ProblemID); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `UPDATE problems SET latest_version = latest_version + 1 WHERE id = $1
-			RETURNING latest_version`, pv.ProblemID).Scan(&version); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE problems SET latest_version = latest_version + 1, archived_at = NULL
+			WHERE id = $1 RETURNING latest_version`, pv.ProblemID).Scan(&version); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO problem_versions (problem_id, version, sha256, title, time_limit_ms,
@@ -52,16 +53,19 @@ func CreateProblemVersion(ctx context.Context, db DB, pv ProblemVersion) (int, e
 	return version, nil
 }
 
-// LatestProblem returns the newest version of a problem; ErrNotFound when the problem
-// does not exist or has no version yet.
+// LatestProblem returns the newest version of a live problem: what a new submission is
+// pinned to and what GET /api/v1/problems/{id} shows. ErrNotFound when the problem does
+// not exist, has no version yet, or is archived (RemoveProblem): an archived problem
+// takes no new submissions. Its existing submissions do not go through here — they
+// keep their pinned version and package sha256 — and admins see it in ListProblems.
 func LatestProblem(ctx context.Context, db DB, id string) (*ProblemVersion, error) {
 	var pv ProblemVersion
 	var meta []byte
 	err := db.QueryRow(ctx, `SELECT v.problem_id, v.version, v.sha256, v.title, v.time_limit_ms, v.memory_limit_mb,
 		       v.case_count, v.meta, v.created_by, v.created_at
 		  FROM problems p JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.latest_version
-		 WHERE p.id = $1`, id).Scan(&pv.ProblemID, &pv.Version, &pv.SHA256, &pv.Title, &pv.TimeLimitMS,
-		&pv.MemoryLimitMB, &pv.CaseCount, &meta, &pv.CreatedBy, &pv.CreatedAt)
+		 WHERE p.id = $1 AND p.archived_at IS NULL`, id).Scan(&pv.ProblemID, &pv.Version, &pv.SHA256, &pv.Title,
+		&pv.TimeLimitMS, &pv.MemoryLimitMB, &pv.CaseCount, &meta, &pv.CreatedBy, &pv.CreatedAt)
 	if err != nil {
 		return nil, translate(err, "latest problem")
 	}

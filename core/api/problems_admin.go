@@ -1,0 +1,65 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"oj/core/api/wire"
+	"oj/core/store"
+)
+
+// listProblems is GET /api/v1/problems?archived=all|false|true (admin): every problem
+// with its latest version and submission count, ordered by id. Archived problems are
+// listed too unless archived=false; archived=true lists only them.
+func (s *Server) listProblems(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+	filter := store.AllProblems
+	switch v := r.URL.Query().Get("archived"); v {
+	case "", "all":
+	case "false":
+		filter = store.LiveProblems
+	case "true":
+		filter = store.ArchivedProblems
+	default:
+		return errorf(http.StatusBadRequest, codeBadRequest, "archived: %q (want all, true or false)", v)
+	}
+	rows, err := store.ListProblems(r.Context(), s.d.DB, filter)
+	if err != nil {
+		return unavailable("list problems", err)
+	}
+	out := wire.ProblemList{Items: make([]wire.ProblemSummary, 0, len(rows))}
+	for _, p := range rows {
+		out.Items = append(out.Items, wire.ProblemSummary{ID: p.ID, Title: p.Title, Version: p.Version, SHA256: p.SHA256,
+			CaseCount: p.CaseCount, Submissions: p.Submissions, Archived: p.ArchivedAt != nil, ArchivedAt: p.ArchivedAt,
+			CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// removeProblem is DELETE /api/v1/problems/{id}[?dry_run=true] (admin, audited): a
+// problem with submissions is archived (new submissions and GET /api/v1/problems/{id}
+// answer 404 as for an unknown problem; its submissions keep judging and can be
+// rejudged; an upload brings it back), one without is deleted (ops.RemoveProblem).
+func (s *Server) removeProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+	id := r.PathValue("id")
+	if !problemID.MatchString(id) {
+		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
+	}
+	// A DELETE that misspelt its dry run must not delete: dry_run is parsed strictly.
+	dry := false
+	if v := r.URL.Query().Get("dry_run"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errorf(http.StatusBadRequest, codeBadRequest, "dry_run: %q (want true or false)", v)
+		}
+		dry = b
+	}
+	or := s.opsRequest(r, tok, dry)
+	c, err := s.ops.RemoveProblem(r.Context(), or, id)
+	if err != nil {
+		return opsError("remove problem", err, fmt.Sprintf("unknown problem %q", id))
+	}
+	writeJSON(w, http.StatusOK, wire.ProblemRemoved{DryRun: or.DryRun, ID: id, Action: c.Action, Submissions: c.Submissions})
+	return nil
+}

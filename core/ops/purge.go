@@ -1,0 +1,75 @@
+package ops
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"oj/core/store"
+)
+
+// PurgeParams says which dead letters to purge: IDs, or All.
+type PurgeParams struct {
+	IDs []string `json:"ids"`
+	All bool     `json:"all"`
+}
+
+// PurgeCounts counts a purge: Purged what was removed, WouldPurge (dry runs only) what
+// would have been; the other one is zero.
+type PurgeCounts struct {
+	Requested  int `json:"requested"`
+	Purged     int `json:"purged"`
+	WouldPurge int `json:"would_purge"`
+}
+
+// Purge removes dead letters without judging them again (store.PurgeDeadLetters), in
+// batches of one transaction each: the submissions stay dead with verdict SE and their
+// error, and their history records who purged them. With All it pages through the dead
+// letters as Replay does; letters that die while it runs may be purged too.
+func (o *Ops) Purge(ctx context.Context, req Request, p PurgeParams) (PurgeCounts, error) {
+	return audited(ctx, o, req, ActionPurge, p, false, func(ctx context.Context, db store.DB) (PurgeCounts, error) {
+		var c PurgeCounts
+		now := o.clock.Now()
+		purge := func(ids []string) error {
+			n, err := o.requeue(ctx, req.DryRun, func(tx pgx.Tx) (int, error) {
+				return store.PurgeDeadLetters(ctx, tx, ids, req.Actor, now)
+			})
+			if req.DryRun {
+				c.WouldPurge += n
+			} else {
+				c.Purged += n
+			}
+			return err
+		}
+		if !p.All {
+			c.Requested = len(p.IDs)
+			for i := 0; i < len(p.IDs); i += batch {
+				if err := purge(p.IDs[i:min(i+batch, len(p.IDs))]); err != nil {
+					return c, err
+				}
+			}
+			return c, nil
+		}
+		var since time.Time
+		after := ""
+		for {
+			page, err := store.ListDeadLetters(ctx, db, batch, since, after)
+			if err != nil || len(page) == 0 {
+				return c, err
+			}
+			ids := make([]string, len(page))
+			for i, d := range page {
+				ids[i] = d.SubmissionID
+			}
+			c.Requested += len(ids)
+			if err := purge(ids); err != nil {
+				return c, err
+			}
+			since, after = page[len(page)-1].DeadSince, page[len(page)-1].SubmissionID
+			if len(page) < batch {
+				return c, nil
+			}
+		}
+	})
+}
