@@ -182,8 +182,6 @@ func queueAnswers(t *testing.T, ck *checker) {
 	do(call{name: "cancel, dry run", method: "POST", path: adm + first + "/cancel?dry_run=true", token: admin, want: 200})
 	do(call{name: "cancel", method: "POST", path: adm + first + "/cancel", token: admin, want: 200})
 	do(call{name: "rejudge of a queued one", method: "POST", path: adm + second + "/rejudge", token: admin, want: 409})
-	do(call{name: "remove a problem with submissions", method: "DELETE", path: "/api/v1/problems/aplusb", token: admin, want: 200,
-		check: wantInBody(`"archived"`)})
 
 	// The backlog is measured every backlog_refresh: submit until it is seen full.
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -230,6 +228,9 @@ func queueAnswers(t *testing.T, ck *checker) {
 	if last := events[len(events)-1]; !strings.Contains(string(last.data), `"submission":`) {
 		t.Fatalf("the stream ended on %s %s, want the terminal state with the submission", last.name, last.data)
 	}
+	// Last: an archived problem takes no more submissions.
+	do(call{name: "remove a problem with submissions", method: "DELETE", path: "/api/v1/problems/aplusb", token: admin, want: 200,
+		check: wantInBody(`"archived"`)})
 }
 
 // refusals: the caller's token bucket, and storage that cannot answer.
