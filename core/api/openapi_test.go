@@ -30,12 +30,7 @@ const specFile = "../../docs/openapi.yaml"
 // accepted, and their requests in the tables are left out while the route is missing.
 // Remove an entry once its route is registered: the test fails while an entry names a
 // registered route, so that its requests are checked.
-var pendingRoutes = map[string]bool{
-	"GET /api/v1/problems":                   true,
-	"DELETE /api/v1/problems/{id}":           true,
-	"GET /api/v1/submissions/{id}/cases/{n}": true,
-	"POST /admin/v1/dlq/purge":               true,
-}
+var pendingRoutes = map[string]bool{}
 
 func init() {
 	// Bodies the validator has no decoder for: the event stream is text (each event's data
