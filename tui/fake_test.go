@@ -73,7 +73,10 @@ func (f *fake) Reclaim(_ context.Context, r wire.ReclaimRequest) (*wire.ReclaimR
 	if err := f.fail("reclaim"); err != nil {
 		return nil, err
 	}
-	return &wire.ReclaimResult{DryRun: r.DryRun, Examined: 30, Reclaimed: 7, StillLeased: 23}, nil
+	if r.DryRun { // a dry run did nothing: the count is in would_reclaim
+		return &wire.ReclaimResult{DryRun: true, Examined: 30, WouldReclaim: 7, StillLeased: 23}, nil
+	}
+	return &wire.ReclaimResult{Examined: 30, Reclaimed: 7, StillLeased: 23}, nil
 }
 
 func (f *fake) Outbox(context.Context, int) (*wire.Outbox, error) {
@@ -156,7 +159,10 @@ func (f *fake) ReplayDLQ(_ context.Context, r wire.ReplayRequest) (*wire.ReplayR
 	if r.All {
 		n = 2
 	}
-	return &wire.ReplayResult{DryRun: r.DryRun, Requested: n, Replayed: n}, nil
+	if r.DryRun {
+		return &wire.ReplayResult{DryRun: true, Requested: n, WouldReplay: n}, nil
+	}
+	return &wire.ReplayResult{Requested: n, Replayed: n}, nil
 }
 
 func (f *fake) Trim(_ context.Context, r wire.TrimRequest) (*wire.TrimResult, error) {
@@ -170,14 +176,20 @@ func (f *fake) RejudgeSubmission(_ context.Context, _ string, dry bool) (*wire.R
 	if err := f.fail("rejudge"); err != nil {
 		return nil, err
 	}
-	return &wire.RejudgeResult{DryRun: dry, Requested: 1, Rejudged: 1}, nil
+	if dry {
+		return &wire.RejudgeResult{DryRun: true, Requested: 1, WouldRejudge: 1}, nil
+	}
+	return &wire.RejudgeResult{Requested: 1, Rejudged: 1}, nil
 }
 
 func (f *fake) Cancel(_ context.Context, _ string, dry bool) (*wire.CancelResult, error) {
 	if err := f.fail("cancel"); err != nil {
 		return nil, err
 	}
-	return &wire.CancelResult{DryRun: dry, Canceled: 1}, nil
+	if dry {
+		return &wire.CancelResult{DryRun: true, WouldCancel: 1}, nil
+	}
+	return &wire.CancelResult{Canceled: 1}, nil
 }
 
 func (f *fake) Workers(context.Context) (*wire.Workers, error) {
