@@ -57,7 +57,7 @@ func (a *app) mutate(cmd *cobra.Command, s safety, m mutation) error {
 	}
 	if !s.yes {
 		if !a.stdinTTY {
-			return usagef("refusing to %s without confirmation: stdin is not a terminal; pass --yes to proceed (or --dry-run to see the counts)", m.verb)
+			return refusedf("refusing to %s without confirmation: stdin is not a terminal; pass --yes to proceed (or --dry-run to see the counts)", m.verb)
 		}
 		eff, err := m.call(ctx, true)
 		if err != nil {
@@ -71,7 +71,7 @@ func (a *app) mutate(cmd *cobra.Command, s safety, m mutation) error {
 			return err
 		}
 		if !ok {
-			return usagef("not confirmed: nothing changed")
+			return refusedf("not confirmed: nothing changed")
 		}
 	}
 	eff, err := m.call(ctx, false)
