@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"oj/core/api"
 	"oj/core/judge/lang"
 	"oj/core/testenv"
@@ -61,12 +63,18 @@ func attr(r slog.Record, key string) string {
 // newServer is an API server on the test stack whose log goes to the returned records.
 func newServer(t *testing.T, listen string) (*api.Server, *records) {
 	t.Helper()
+	srv, logs, _ := newServerOn(t, listen, testenv.DB(t))
+	return srv, logs
+}
+
+func newServerOn(t *testing.T, listen string, db *pgxpool.Pool) (*api.Server, *records, *pgxpool.Pool) {
+	t.Helper()
 	logs := &records{}
 	cfg := api.DefaultConfig()
 	cfg.Listen = listen
-	srv := api.New(cfg, api.Deps{DB: testenv.DB(t), Streams: testenv.Streams(t, testenv.RedisAddr(t)),
+	srv := api.New(cfg, api.Deps{DB: db, Streams: testenv.Streams(t, testenv.RedisAddr(t)),
 		Languages: lang.Default(), Log: slog.New(logs)})
-	return srv, logs
+	return srv, logs, db
 }
 
 // A busy address fails the start at once, naming the address and what to do, and nothing
