@@ -26,6 +26,8 @@ type fake struct {
 	pending  int64
 	now      func() time.Time
 	calls    []string
+	// redis70: the consumers' inactive_ms is null, as on a Redis before 7.2.
+	redis70 bool
 }
 
 func (f *fake) fail(name string) error {
@@ -199,10 +201,17 @@ func (f *fake) Workers(context.Context) (*wire.Workers, error) {
 	if f.empty {
 		return &wire.Workers{}, nil
 	}
+	inactive := func(ms int64) *int64 {
+		if f.redis70 {
+			return nil
+		}
+		return &ms
+	}
 	return &wire.Workers{
 		Lanes: []wire.LaneConsumers{
-			{Lane: "light", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 15, IdleMS: 120, InactiveMS: 120}, {Name: "worker-2", Pending: 15, IdleMS: 800, InactiveMS: 95_000}}},
-			{Lane: "heavy", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 3, IdleMS: 1500, InactiveMS: 1500}}},
+			{Lane: "light", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 15, IdleMS: 120, InactiveMS: inactive(120)}, {Name: "worker-2", Pending: 15, IdleMS: 800, InactiveMS: inactive(95_000)}}},
+			{Lane: "heavy", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 3, IdleMS: 1500, InactiveMS: inactive(1500)},
+				{Name: "worker-3", IdleMS: 4_000, InactiveMS: inactive(-1)}}},
 		},
 		Leases: []wire.LeaseSummary{
 			{Owner: "worker-1", Count: 16, OldestStarted: t0.Add(-12 * time.Second), NextExpiry: t0.Add(18 * time.Second)},

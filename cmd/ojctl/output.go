@@ -219,6 +219,18 @@ func ms(v int64) string {
 	}
 }
 
+// inactive formats a consumer's inactive_ms: "-" when Redis does not report it (before
+// 7.2), "never" when the consumer never got an entry.
+func inactive(v *int64) string {
+	switch {
+	case v == nil:
+		return "-"
+	case *v < 0:
+		return "never"
+	}
+	return ms(*v)
+}
+
 // stamp formats a time in the local zone; the zero time is "-".
 func stamp(t time.Time) string {
 	if t.IsZero() {

@@ -244,12 +244,15 @@ type LaneConsumers struct {
 	Consumers []Consumer `json:"consumers"`
 }
 
-// Consumer is one consumer of a lane's group.
+// Consumer is one consumer of a lane's group. IdleMS is the time since the consumer's last
+// attempted read or claim (every Redis reports it). InactiveMS is the time since its last
+// read or claim that got entries: null when Redis does not report it (before 7.2), -1 when
+// the consumer never got an entry.
 type Consumer struct {
 	Name       string `json:"name"`
 	Pending    int64  `json:"pending"`
 	IdleMS     int64  `json:"idle_ms"`
-	InactiveMS int64  `json:"inactive_ms"`
+	InactiveMS *int64 `json:"inactive_ms"`
 }
 
 // LeaseSummary is what one worker holds in PostgreSQL.
