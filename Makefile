@@ -9,7 +9,7 @@ SHELL := /bin/bash
 export PATH := $(if $(shell command -v go 2>/dev/null),$(PATH),/usr/local/go/bin:$(PATH))
 
 # Passed to the scripts through the environment.
-export PKGS TEST_ARGS FUZZTIME BENCH BENCHTIME BENCH_ARGS PG_PORT REDIS_PORT
+export PKGS TEST_ARGS FUZZTIME BENCH BENCHTIME BENCH_ARGS PG_PORT REDIS_PORT API_ADDR
 export PREFIX DESTDIR OJ_VERSION
 export N CPP_RUNS SANDBOX_RUNS DD_MB DISK_DIR
 
@@ -22,6 +22,7 @@ help: ## list the targets
 	@echo
 	@echo "variables: PKGS, TEST_ARGS, FUZZTIME (test); BENCH, BENCHTIME, BENCH_ARGS (bench);"
 	@echo "           PG_PORT, REDIS_PORT (run: ports of the var/stack PostgreSQL and Redis);"
+	@echo "           API_ADDR (run: the API's host:port; host:0 takes any free port);"
 	@echo "           PREFIX, DESTDIR (install); OJ_VERSION (deb);"
 	@echo "           N, CPP_RUNS, SANDBOX_RUNS, DD_MB, DISK_DIR (bench-compare)"
 

@@ -5,8 +5,12 @@
 # under var/stack (ports 55432 and 56379 unless PG_PORT / REDIS_PORT say otherwise; a stack
 # already running keeps its ports), builds bin/ojd and bin/ojctl, writes var/ojd.yaml if it
 # does not exist (an existing one is kept as the operator left it), applies the migrations,
-# creates an admin token once (var/admin.token, mode 0600), prints it with the API URL,
-# and runs `ojd all`. Ctrl-C stops ojd; the stack keeps running until `make stop`.
+# creates an admin token once (var/admin.token, mode 0600) and runs `ojd all`. Once ojd has
+# bound the API's address it prints that address (the one bound, not the one asked for:
+# with port 0 the kernel picks the port) with the token as OJCTL_SERVER / OJCTL_TOKEN.
+# API_ADDR=host:port chooses the address (over OJ_API_LISTEN and the config's api.listen);
+# API_ADDR=127.0.0.1:0 takes any free port. Ctrl-C stops ojd; the stack keeps running
+# until `make stop`.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -18,6 +22,8 @@ VAR="$ROOT/var"
 STACK_DIR="$VAR/stack"
 CONFIG="$VAR/ojd.yaml"
 TOKEN_FILE="$VAR/admin.token"
+# ojd writes the address it bound here (and removes it when it exits).
+ADDR_FILE="$VAR/api.addr"
 mkdir -p "$VAR" "$VAR/objects" "$VAR/work"
 
 args=(start --dir "$STACK_DIR")
@@ -76,19 +82,38 @@ if [[ ! -s "$TOKEN_FILE" || "$STACK_DIR/pg/PG_VERSION" -nt "$TOKEN_FILE" ]]; the
 fi
 chmod 0600 "$TOKEN_FILE"
 
-listen=$(awk '/^api:/ {a = 1; next} /^[^ #]/ {a = 0} a && $1 == "listen:" {print $2; exit}' "$CONFIG")
-listen=${listen:-127.0.0.1:8080}
-url="http://$listen"
+# announce waits for ojd (process $1, this script's pid once exec'd) to bind, then prints
+# the address it bound; it gives up quietly if ojd exits first (a busy port: ojd says why).
+announce() {
+	local pid=$1 addr host port
+	until [[ -s "$ADDR_FILE" ]]; do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	addr=$(<"$ADDR_FILE")
+	host=${addr%:*} port=${addr##*:}
+	# An address bound on every interface is reached on loopback from here.
+	case "$host" in "" | 0.0.0.0 | "[::]") host=127.0.0.1 ;; esac
+	cat <<EOT
 
-cat <<EOT
-
-oj is starting on $url  (config: $CONFIG, stack: $STACK_DIR)
+oj is listening on http://$host:$port  (config: $CONFIG, stack: $STACK_DIR)
 Admin token saved in $TOKEN_FILE. For ojctl:
 
-  export OJCTL_SERVER=$url
+  export OJCTL_SERVER=http://$host:$port
   export OJCTL_TOKEN=$(cat "$TOKEN_FILE")
 
 Ctrl-C stops ojd; \`make stop\` stops PostgreSQL and Redis.
 
 EOT
-exec "${OJD[@]}" all
+}
+
+all=(all --addr-file "$ADDR_FILE")
+if [[ -n "${API_ADDR:-}" ]]; then
+	all+=(--listen "$API_ADDR")
+	echo "== ojd all (API_ADDR=$API_ADDR)"
+else
+	echo "== ojd all (api.listen of $CONFIG, or OJ_API_LISTEN; API_ADDR=host:port chooses)"
+fi
+rm -f "$ADDR_FILE"
+announce $$ &
+exec "${OJD[@]}" "${all[@]}"

@@ -27,6 +27,8 @@ type fake struct {
 	pending  int64
 	now      func() time.Time
 	calls    []string
+	// redis70: the consumers' inactive_ms is null, as on a Redis before 7.2.
+	redis70 bool
 }
 
 func (f *fake) fail(name string) error {
@@ -74,7 +76,10 @@ func (f *fake) Reclaim(_ context.Context, r wire.ReclaimRequest) (*wire.ReclaimR
 	if err := f.fail("reclaim"); err != nil {
 		return nil, err
 	}
-	return &wire.ReclaimResult{DryRun: r.DryRun, Examined: 30, Reclaimed: 7, StillLeased: 23}, nil
+	if r.DryRun { // a dry run did nothing: the count is in would_reclaim
+		return &wire.ReclaimResult{DryRun: true, Examined: 30, WouldReclaim: 7, StillLeased: 23}, nil
+	}
+	return &wire.ReclaimResult{Examined: 30, Reclaimed: 7, StillLeased: 23}, nil
 }
 
 func (f *fake) Outbox(context.Context, int) (*wire.Outbox, error) {
@@ -157,7 +162,10 @@ func (f *fake) ReplayDLQ(_ context.Context, r wire.ReplayRequest) (*wire.ReplayR
 	if r.All {
 		n = 2
 	}
-	return &wire.ReplayResult{DryRun: r.DryRun, Requested: n, Replayed: n}, nil
+	if r.DryRun {
+		return &wire.ReplayResult{DryRun: true, Requested: n, WouldReplay: n}, nil
+	}
+	return &wire.ReplayResult{Requested: n, Replayed: n}, nil
 }
 
 func (f *fake) Trim(_ context.Context, r wire.TrimRequest) (*wire.TrimResult, error) {
@@ -171,14 +179,20 @@ func (f *fake) RejudgeSubmission(_ context.Context, _ string, dry bool) (*wire.R
 	if err := f.fail("rejudge"); err != nil {
 		return nil, err
 	}
-	return &wire.RejudgeResult{DryRun: dry, Requested: 1, Rejudged: 1}, nil
+	if dry {
+		return &wire.RejudgeResult{DryRun: true, Requested: 1, WouldRejudge: 1}, nil
+	}
+	return &wire.RejudgeResult{Requested: 1, Rejudged: 1}, nil
 }
 
 func (f *fake) Cancel(_ context.Context, _ string, dry bool) (*wire.CancelResult, error) {
 	if err := f.fail("cancel"); err != nil {
 		return nil, err
 	}
-	return &wire.CancelResult{DryRun: dry, Canceled: 1}, nil
+	if dry {
+		return &wire.CancelResult{DryRun: true, WouldCancel: 1}, nil
+	}
+	return &wire.CancelResult{Canceled: 1}, nil
 }
 
 func (f *fake) Workers(context.Context) (*wire.Workers, error) {
@@ -188,10 +202,17 @@ func (f *fake) Workers(context.Context) (*wire.Workers, error) {
 	if f.empty {
 		return &wire.Workers{}, nil
 	}
+	inactive := func(ms int64) *int64 {
+		if f.redis70 {
+			return nil
+		}
+		return &ms
+	}
 	return &wire.Workers{
 		Lanes: []wire.LaneConsumers{
-			{Lane: "light", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 15, IdleMS: 120, InactiveMS: 120}, {Name: "worker-2", Pending: 15, IdleMS: 800, InactiveMS: 95_000}}},
-			{Lane: "heavy", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 3, IdleMS: 1500, InactiveMS: 1500}}},
+			{Lane: "light", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 15, IdleMS: 120, InactiveMS: inactive(120)}, {Name: "worker-2", Pending: 15, IdleMS: 800, InactiveMS: inactive(95_000)}}},
+			{Lane: "heavy", Consumers: []wire.Consumer{{Name: "worker-1", Pending: 3, IdleMS: 1500, InactiveMS: inactive(1500)},
+				{Name: "worker-3", IdleMS: 4_000, InactiveMS: inactive(-1)}}},
 		},
 		Leases: []wire.LeaseSummary{
 			{Owner: "worker-1", Count: 16, OldestStarted: t0.Add(-12 * time.Second), NextExpiry: t0.Add(18 * time.Second)},

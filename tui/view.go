@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 
+	"oj/core/api/client"
 	"oj/tui/keys"
 	"oj/tui/shared"
 )
@@ -32,6 +34,10 @@ func (m *Model) View() string {
 		status = st.Error.Render(m.flash)
 	case m.flash != "":
 		status = st.Flash.Render(m.flash)
+	default:
+		if _, fix := refused(m.lastErr); fix != "" {
+			status = st.Error.Render(fix)
+		}
 	}
 	bar := m.help.ShortHelpView(keys.Help{Map: m.ctx.Keys, Extra: m.Current().Keys()}.ShortHelp())
 	return shared.Fit(strings.Join([]string{m.header(), m.tabs(), body, status, bar}, "\n"), m.width, m.height)
@@ -41,7 +47,12 @@ func (m *Model) header() string {
 	st := m.ctx.Styles
 	now := m.ctx.Now()
 	var state string
+	what, _ := refused(m.lastErr)
 	switch {
+	case what != "" && m.lastOK.IsZero():
+		state = st.Stale.Render("REFUSED: ") + st.Error.Render(what)
+	case what != "":
+		state = st.Stale.Render(fmt.Sprintf("STALE %s: REFUSED: ", shared.Ago(now, m.lastOK))) + st.Error.Render(what)
 	case m.lastErr != nil && m.lastOK.IsZero():
 		state = st.Stale.Render("OFFLINE: " + shortErr(m.lastErr))
 	case m.lastErr != nil:
@@ -59,6 +70,25 @@ func (m *Model) header() string {
 		head += "  " + st.ReadOnly.Render("[READ-ONLY]")
 	}
 	return head
+}
+
+// refused explains a token the server refuses: what is wrong (for the header) and how to
+// fix it (for the status line), or "" for other errors. The dashboard reads admin
+// endpoints only, so a 403 means a user token.
+func refused(err error) (what, fix string) {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return "", ""
+	}
+	switch ce.Status {
+	case 403:
+		return "this token is not an admin token",
+			"the dashboard needs an admin token — ojd token create --name NAME --role admin"
+	case 401:
+		return "the token is missing or invalid",
+			"pass an admin token: --token or OJCTL_TOKEN (ojd token create --role admin)"
+	}
+	return "", ""
 }
 
 // shortErr is the reason without the client's method and URL prefix (the header shows

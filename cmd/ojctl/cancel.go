@@ -28,9 +28,8 @@ A submission already finished, dead or canceled is refused (HTTP 409, exit 1).`,
 					if err != nil {
 						return effect{}, err
 					}
-					return effect{result: r, changes: r.Canceled, requested: 1, fields: [][2]string{
-						{"Canceled", itoa(r.Canceled)},
-					}}, nil
+					n, row := doneOrWould(r.DryRun, "Canceled", "Would cancel", r.Canceled, r.WouldCancel)
+					return effect{result: r, changes: n, requested: 1, fields: [][2]string{row}}, nil
 				}})
 		}),
 	}

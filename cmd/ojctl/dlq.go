@@ -107,9 +107,9 @@ Exit code 3 when fewer were replayed than asked for (some ids were not dead lett
 					if err != nil {
 						return effect{}, err
 					}
-					return effect{result: r, changes: r.Replayed, requested: r.Requested, fields: [][2]string{
-						{"Requested", itoa(r.Requested)},
-						{"Replayed", itoa(r.Replayed)},
+					n, row := doneOrWould(r.DryRun, "Replayed", "Would replay", r.Replayed, r.WouldReplay)
+					return effect{result: r, changes: n, requested: r.Requested, fields: [][2]string{
+						{"Requested", itoa(r.Requested)}, row,
 					}}, nil
 				}})
 		}),

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// A user token on an admin command: exit 1, the server, HTTP 403, the server's reason and
-// that an admin token is needed.
+// A user token on an admin command: exit 1, and first that the token is not an admin
+// token and how to get one, then the server, HTTP 403 and the server's reason.
 func TestUserTokenIsRefusedOnAdminCommands(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -21,7 +21,8 @@ func TestUserTokenIsRefusedOnAdminCommands(t *testing.T) {
 	} {
 		r := e.exec(run{args: args, token: &user})
 		wantCode(t, r, 1)
-		wantIn(t, "stderr", r.stderr, "ojctl: "+e.url+": HTTP 403 forbidden: ", "this command needs an admin token")
+		wantIn(t, "stderr", r.stderr, "ojctl: "+e.url+": this token is not an admin token: this command needs one",
+			"ojd token create --name NAME --role admin", "HTTP 403 forbidden: this route needs an admin token")
 	}
 	// A user command works with the user token.
 	wantCode(t, e.exec(run{args: []string{"languages"}, token: &user}), 0)

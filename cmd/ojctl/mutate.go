@@ -23,7 +23,8 @@ func (s *safety) register(cmd *cobra.Command) {
 type effect struct {
 	// result is the server's answer, printed as is with -o json.
 	result any
-	// changes is how many entries it changes (or would change).
+	// changes is how many entries it changed, or in a dry run would change (the answer's
+	// would_<verb> count: a dry run's done-count is 0).
 	changes int
 	// requested is how many were asked for, when that is a count (replay of ids,
 	// rejudge): fewer changes than requested is "partly done". -1 when it does not apply.
@@ -52,11 +53,11 @@ func (a *app) mutate(cmd *cobra.Command, s safety, m mutation) error {
 		if err != nil {
 			return err
 		}
-		return a.printEffect(eff, fmt.Sprintf("dry run: would %s: %d %s; nothing changed", m.verb, eff.changes, m.noun))
+		return a.printEffect(eff, fmt.Sprintf("would %s: %d %s (dry run); nothing changed", m.verb, eff.changes, m.noun))
 	}
 	if !s.yes {
 		if !a.stdinTTY {
-			return usagef("refusing to %s without confirmation: stdin is not a terminal; pass --yes to proceed (or --dry-run to see the counts)", m.verb)
+			return refusedf("refusing to %s without confirmation: stdin is not a terminal; pass --yes to proceed (or --dry-run to see the counts)", m.verb)
 		}
 		eff, err := m.call(ctx, true)
 		if err != nil {
@@ -70,7 +71,7 @@ func (a *app) mutate(cmd *cobra.Command, s safety, m mutation) error {
 			return err
 		}
 		if !ok {
-			return usagef("not confirmed: nothing changed")
+			return refusedf("not confirmed: nothing changed")
 		}
 	}
 	eff, err := m.call(ctx, false)
@@ -89,6 +90,15 @@ func (a *app) mutate(cmd *cobra.Command, s safety, m mutation) error {
 	default:
 		return partialf("partly done: %s: %d of %d requested", m.verb, eff.changes, eff.requested)
 	}
+}
+
+// doneOrWould picks an answer's count for effect.changes and its table row: what was done,
+// or in a dry run what would be ("Would replay: 2"; the done-count is 0 then).
+func doneOrWould(dryRun bool, label, wouldLabel string, done, would int) (int, [2]string) {
+	if dryRun {
+		return would, [2]string{wouldLabel, itoa(would)}
+	}
+	return done, [2]string{label, itoa(done)}
 }
 
 // printEffect prints the server's answer (-o json) or its counts and a one-line note.

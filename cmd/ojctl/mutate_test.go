@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,12 +50,15 @@ func TestDryRunShowsCountsAndChangesNothing(t *testing.T) {
 	wantCode(t, r, 0)
 	var rep wire.ReplayResult
 	decode(t, r, &rep)
-	if !rep.DryRun || rep.Replayed != 1 || rep.Requested != 1 {
+	if !rep.DryRun || rep.Replayed != 0 || rep.WouldReplay != 1 || rep.Requested != 1 {
 		t.Fatalf("dry replay = %+v", rep)
 	}
 	r = e.ojctl("dlq", "replay", dead, "--dry-run")
 	wantCode(t, r, 0)
-	wantIn(t, "stdout", r.stdout, "dry run", "1 dead letters", "nothing changed")
+	wantIn(t, "stdout", r.stdout, "Would replay:", "would replay dead letters: 1 dead letters (dry run); nothing changed")
+	if strings.Contains(r.stdout, "Replayed:") {
+		t.Fatalf("a dry run reports a done-count:\n%s", r)
+	}
 	if e.dlqTotal() != 1 {
 		t.Fatal("a dry run replayed the dead letter")
 	}
@@ -82,14 +86,14 @@ func TestDryRunShowsCountsAndChangesNothing(t *testing.T) {
 	wantCode(t, r, 0)
 	var rj wire.RejudgeResult
 	decode(t, r, &rj)
-	if !rj.DryRun || rj.Rejudged != 1 {
+	if !rj.DryRun || rj.Rejudged != 0 || rj.WouldRejudge != 1 {
 		t.Fatalf("dry rejudge = %+v", rj)
 	}
 	r = e.ojctl("reclaim", "--dry-run", "-o", "json")
 	wantCode(t, r, 0)
 	var rc wire.ReclaimResult
 	decode(t, r, &rc)
-	if !rc.DryRun {
+	if !rc.DryRun || rc.Reclaimed != 0 {
 		t.Fatalf("dry reclaim = %+v", rc)
 	}
 	if s, _ := e.admin.Submission(context.Background(), done); s.Attempt != 1 || s.State != "finished" {
@@ -142,7 +146,7 @@ func TestPartialReplayExitsThree(t *testing.T) {
 	wantCode(t, r, 3)
 	var rep wire.ReplayResult
 	decode(t, r, &rep)
-	if rep.Requested != 2 || rep.Replayed != 1 {
+	if rep.Requested != 2 || rep.Replayed != 1 || rep.WouldReplay != 0 || rep.DryRun {
 		t.Fatalf("replay = %+v", rep)
 	}
 	wantIn(t, "stderr", r.stderr, "partly done", "1 of 2")
@@ -163,7 +167,7 @@ func TestYesChangesThingsOnTheServer(t *testing.T) {
 	wantCode(t, r, 0)
 	var rj wire.RejudgeResult
 	decode(t, r, &rj)
-	if rj.Rejudged != 1 || rj.DryRun {
+	if rj.Rejudged != 1 || rj.WouldRejudge != 0 || rj.DryRun {
 		t.Fatalf("rejudge = %+v", rj)
 	}
 	deadline := 0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,10 +19,17 @@ func (a *app) color() bool {
 	return a.stdoutTTY && !a.noColor && a.getenv("NO_COLOR") == ""
 }
 
-// print writes data as indented JSON with -o json (the wire types' field names, the
-// stable form for scripts), else calls tableFn to draw it.
+// print writes a command's answer, data, in the output format: with -o json one JSON
+// document on one line (the wire types' field names, the stable form for scripts), with
+// -o jsonl one object per line stamped with the time (see writeLines), else the table
+// tableFn draws.
 func (a *app) print(data any, tableFn func(p *printer)) error {
-	if a.output == "json" {
+	switch {
+	case a.jsonLines:
+		a.printed = true
+		return a.writeLines(data)
+	case a.output == "json":
+		a.printed = true
 		return writeJSON(a.stdout, data)
 	}
 	p := a.printer(a.stdout)
@@ -29,10 +37,77 @@ func (a *app) print(data any, tableFn func(p *printer)) error {
 	return p.err
 }
 
+// writeJSON writes data as one line of JSON.
 func writeJSON(w io.Writer, data any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(data)
+	return json.NewEncoder(w).Encode(data)
+}
+
+// listFields are the fields that make an answer a list for -o jsonl: the items of
+// dlq ls, submissions and problem ls, the entries of pel and audit, the rows of outbox,
+// languages and the contexts of config get-contexts. Other answers (overview, workers, a
+// trace, a mutation's counts) are one result, one line.
+var listFields = []string{"items", "entries", "rows", "languages", "contexts"}
+
+// writeLines writes data for -o jsonl: a list answer as one line per item, any other as
+// one line, each a JSON object whose first field "time" is when ojctl wrote it (RFC 3339),
+// for logs that cron appends to. The rest of a list answer (a total, a next cursor) is
+// left out: -o json has the whole answer.
+func (a *app) writeLines(data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	items := []json.RawMessage{b}
+	var obj map[string]json.RawMessage
+	switch {
+	case len(b) > 0 && b[0] == '[':
+		items = nil
+		if err := json.Unmarshal(b, &items); err != nil {
+			return err
+		}
+	case json.Unmarshal(b, &obj) == nil:
+		for _, f := range listFields {
+			if raw, ok := obj[f]; ok && len(raw) > 0 && raw[0] == '[' {
+				items = nil
+				if err := json.Unmarshal(raw, &items); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	now := a.clock()
+	var out bytes.Buffer
+	for _, it := range items {
+		out.Write(stampLine(now, it))
+		out.WriteByte('\n')
+	}
+	_, err = a.stdout.Write(out.Bytes())
+	return err
+}
+
+// stampLine puts "time" first in the object item; an item that is not an object, or has a
+// "time" of its own, becomes {"time": …, "value": item}.
+func stampLine(now time.Time, item json.RawMessage) []byte {
+	ts, _ := json.Marshal(now.Format(time.RFC3339))
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(item, &fields) != nil || fields == nil || fields["time"] != nil {
+		return fmt.Appendf(nil, `{"time":%s,"value":%s}`, ts, item)
+	}
+	if len(fields) == 0 {
+		return fmt.Appendf(nil, `{"time":%s}`, ts)
+	}
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, item)
+	return fmt.Appendf(nil, `{"time":%s,%s`, ts, compact.Bytes()[1:])
+}
+
+// clock is the app's time, for -o jsonl's stamps.
+func (a *app) clock() time.Time {
+	if a.now != nil {
+		return a.now()
+	}
+	return time.Now()
 }
 
 // printer draws lipgloss tables and short text blocks on one writer.
@@ -142,6 +217,18 @@ func ms(v int64) string {
 	default:
 		return d.Round(time.Second).String()
 	}
+}
+
+// inactive formats a consumer's inactive_ms: "-" when Redis does not report it (before
+// 7.2), "never" when the consumer never got an entry.
+func inactive(v *int64) string {
+	switch {
+	case v == nil:
+		return "-"
+	case *v < 0:
+		return "never"
+	}
+	return ms(*v)
 }
 
 // stamp formats a time in the local zone; the zero time is "-".

@@ -47,9 +47,10 @@ when they cannot (every worker of a lane died).`,
 					if err != nil {
 						return effect{}, err
 					}
-					return effect{result: r, changes: r.Reclaimed, requested: -1, fields: [][2]string{
+					n, row := doneOrWould(r.DryRun, "Reclaimed", "Would reclaim", r.Reclaimed, r.WouldReclaim)
+					return effect{result: r, changes: n, requested: -1, fields: [][2]string{
 						{"Examined", itoa(r.Examined)},
-						{"Reclaimed", itoa(r.Reclaimed)},
+						row,
 						{"Still leased", itoa(r.StillLeased)},
 						{"Terminal, acked", itoa(r.TerminalAcked)},
 						{"Missing", itoa(r.Missing)},

@@ -47,9 +47,9 @@ Exit code 3 when fewer were rejudged than asked for.`,
 					if err != nil {
 						return effect{}, err
 					}
-					return effect{result: r, changes: r.Rejudged, requested: r.Requested, fields: [][2]string{
-						{"Requested", itoa(r.Requested)},
-						{"Rejudged", itoa(r.Rejudged)},
+					n, row := doneOrWould(r.DryRun, "Rejudged", "Would rejudge", r.Rejudged, r.WouldRejudge)
+					return effect{result: r, changes: n, requested: r.Requested, fields: [][2]string{
+						{"Requested", itoa(r.Requested)}, row,
 					}}, nil
 				}})
 		}),

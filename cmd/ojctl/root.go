@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +23,14 @@ type app struct {
 	// Global flags.
 	server, token, contextName, output string
 	noColor                            bool
+	// jsonLines is -o jsonl. Its output is set to "json" then, so that what a command
+	// decides for JSON (progress lines on stderr) holds for both.
+	jsonLines bool
+	// printed is set once a command printed its answer in JSON: an error after it (partly
+	// done) must not add a second document to -o json's stdout.
+	printed bool
+	// now stamps -o jsonl lines (nil: time.Now).
+	now func() time.Time
 
 	// ran is set once a command's RunE starts: errors before it (flags, arguments) are
 	// usage errors (exit 2), errors after it are failures (exit 1) unless they say otherwise.
@@ -51,8 +59,11 @@ func newRootCmd(a *app) *cobra.Command {
 ojd api only (never to PostgreSQL or Redis directly).
 
 With no command on a terminal it starts the dashboard (same as "ojctl dash"). Every
-other command prints a table, or with -o json the API's JSON (stable field names, what
-cron scripts should parse).
+other command prints a table, or with -o json the API's JSON on one line (stable field
+names, what scripts should parse), or with -o jsonl one JSON object per line with a
+"time" field (RFC 3339): a list's items one per line, any other answer one line, for
+logs that cron appends to. With -o json and -o jsonl an error is JSON on stdout too:
+{"error":{"code":"…","message":"…","status":403}} ("status" when the server answered).
 
 Server and token come from --server/--token, then an explicit --context, then the
 OJCTL_SERVER/OJCTL_TOKEN environment variables, then the current context of
@@ -73,8 +84,12 @@ Exit codes: 0 ok, 1 failure, 2 usage error or refused, 3 partly done.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if a.output != "table" && a.output != "json" {
-				return fmt.Errorf("-o %q: want table or json", a.output)
+			switch a.output {
+			case "table", "json":
+			case "jsonl":
+				a.output, a.jsonLines = "json", true
+			default:
+				return usagef("-o %q: want table, json or jsonl", a.output)
 			}
 			return nil
 		},
@@ -89,7 +104,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error or refused, 3 partly done.`,
 	pf.StringVar(&a.server, "server", "", "server URL, e.g. http://127.0.0.1:8080 (env OJCTL_SERVER)")
 	pf.StringVar(&a.token, "token", "", "bearer token (env OJCTL_TOKEN); an operator creates one with: ojd token create")
 	pf.StringVar(&a.contextName, "context", "", "named context of the config file to use instead of its current-context")
-	pf.StringVarP(&a.output, "output", "o", "table", "output format: table or json")
+	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json (one JSON document) or jsonl (a JSON object per line, stamped with the time)")
 	pf.BoolVar(&a.noColor, "no-color", false, "no colour in tables (also when NO_COLOR is set or stdout is not a terminal)")
 	dash.register(root)
 

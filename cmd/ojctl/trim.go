@@ -25,7 +25,8 @@ pending or not yet delivered, so it never loses work. Run it from cron.
 --maxlen N keeps the newest N entries whatever their state: an emergency measure
 (entries it drops while pending are re-driven from PostgreSQL by the reconciler).
 
-The counts are stream lengths before and after, summed over the lanes trimmed.`,
+The counts are stream lengths before and after, summed over the lanes trimmed; with
+--dry-run nothing is trimmed and the length after is the length the trim would leave.`,
 		Example: `  ojctl trim --safe --dry-run
   ojctl trim --lane light --safe
   ojctl trim --safe --yes -o json           # from cron
@@ -50,10 +51,14 @@ The counts are stream lengths before and after, summed over the lanes trimmed.`,
 					if err != nil {
 						return effect{}, err
 					}
+					after := "Length after"
+					if r.DryRun {
+						after = "Length after (would be)"
+					}
 					fields := [][2]string{
 						{"Strategy", r.Strategy},
 						{"Length before", itoa(r.LengthBefore)},
-						{"Length after", itoa(r.LengthAfter)},
+						{after, itoa(r.LengthAfter)},
 					}
 					for _, l := range r.Lanes {
 						fields = append(fields, [2]string{"Lane " + l.Lane, itoa(l.LengthBefore) + " → " + itoa(l.LengthAfter)})

@@ -37,7 +37,7 @@ its entries are reclaimed once PostgreSQL sees its leases expire.`,
 				var rows [][]string
 				for _, l := range w.Lanes {
 					for _, c := range l.Consumers {
-						rows = append(rows, []string{l.Lane, c.Name, itoa(c.Pending), ms(c.IdleMS), ms(c.InactiveMS)})
+						rows = append(rows, []string{l.Lane, c.Name, itoa(c.Pending), ms(c.IdleMS), inactive(c.InactiveMS)})
 					}
 				}
 				p.table([]string{"LANE", "CONSUMER", "PENDING", "IDLE", "INACTIVE"}, rows)

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -20,20 +22,56 @@ import (
 // daemon is one of the long-running parts; ojd all runs several in one process.
 type daemon func(ctx context.Context, d *deps) error
 
-// runAPI serves the HTTP API. It needs the language set (a submission's lane is its
-// language's) and the object store (problem uploads), both from the judge's config.
-func runAPI(ctx context.Context, d *deps) error {
-	langs, err := lang.Load(d.cfg.Judge.LanguagesFile)
-	if err != nil {
-		return fmt.Errorf("api: %w", err)
+// apiDaemon serves the HTTP API on ln, bound already by runDaemons. It needs the language
+// set (a submission's lane is its language's) and the object store (problem uploads),
+// both from the judge's config.
+func apiDaemon(ln net.Listener) daemon {
+	return func(ctx context.Context, d *deps) error {
+		langs, err := lang.Load(d.cfg.Judge.LanguagesFile)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("api: %w", err)
+		}
+		objects, err := objstore.Open(ctx, d.cfg.Storage)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("api: storage: %w", err)
+		}
+		return api.New(d.cfg.API, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
+			PackageLimits: d.cfg.Judge.PackageLimits, Registerer: d.reg, Gatherer: d.reg, Clock: clock.Real{},
+			Log: d.log.With("component", "api")}).Serve(ctx, ln)
 	}
-	objects, err := objstore.Open(ctx, d.cfg.Storage)
+}
+
+// bindAPI binds the API's address before any part starts, so a busy port fails the start
+// (non-zero exit, nothing logged as listening), and writes the address bound to addrFile
+// when one is given: with port 0 that is how a script learns the port.
+func bindAPI(cfg *Config, addrFile string) (net.Listener, error) {
+	ln, err := api.Listen(cfg.API.Listen)
 	if err != nil {
-		return fmt.Errorf("api: storage: %w", err)
+		return nil, fmt.Errorf("api: %w", err)
 	}
-	return api.New(d.cfg.API, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
-		PackageLimits: d.cfg.Judge.PackageLimits, Registerer: d.reg, Gatherer: d.reg, Clock: clock.Real{},
-		Log: d.log.With("component", "api")}).Run(ctx)
+	if addrFile != "" {
+		if err := writeAddrFile(addrFile, ln.Addr().String()); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
+	return ln, nil
+}
+
+// writeAddrFile writes addr and a newline to path through a rename, so a reader never
+// sees a half-written address.
+func writeAddrFile(path, addr string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(addr+"\n"), 0o644); err != nil {
+		return fmt.Errorf("--addr-file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--addr-file: %w", err)
+	}
+	return nil
 }
 
 func newDispatcher(d *deps) *dispatch.Dispatcher {
@@ -57,12 +95,25 @@ func runWorker(ctx context.Context, d *deps) error {
 	return w.Run(ctx)
 }
 
-// runDaemons runs parts in one process until a signal, then stops them all. Without the
-// API among them, metrics are served on metricsAddr (if set).
-func runDaemons(cmd *cobra.Command, metricsAddr string, parts ...daemon) error {
+// runDaemons runs parts in one process until a signal, then stops them all. With
+// serveAPI the API's address is bound first and the API runs among the parts; without it,
+// metrics are served on metricsAddr (if set).
+func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...daemon) error {
 	cfg, err := loadConfig(cmd)
 	if err != nil {
 		return err
+	}
+	if serveAPI {
+		addrFile, _ := cmd.Flags().GetString("addr-file")
+		ln, err := bindAPI(cfg, addrFile)
+		if err != nil {
+			return fmt.Errorf("ojd: %w", err)
+		}
+		defer ln.Close()
+		if addrFile != "" {
+			defer os.Remove(addrFile)
+		}
+		parts = append([]daemon{apiDaemon(ln)}, parts...)
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -104,6 +155,8 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, parts ...daemon) error {
 	return nil
 }
 
+const addrFileUsage = "write the address the API bound (host:port) to this file once it is bound, and remove it at exit"
+
 func newAllCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "all",
@@ -111,9 +164,10 @@ func newAllCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runDaemons(cmd, "", runAPI, runDispatcher, runWorker)
+		return runDaemons(cmd, "", true, runDispatcher, runWorker)
 	}
-	cmd.Flags().String("listen", "", "API listen address (overrides api.listen)")
+	cmd.Flags().String("listen", "", "API listen address (overrides api.listen; port 0: any free port)")
+	cmd.Flags().String("addr-file", "", addrFileUsage)
 	bindFlag(cmd, "api.listen", "listen")
 	return cmd
 }
@@ -124,8 +178,9 @@ func newAPICmd() *cobra.Command {
 		Short: "Serve the HTTP API (submissions, admin endpoints, health, metrics)",
 		Args:  cobra.NoArgs,
 	}
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, "", runAPI) }
-	cmd.Flags().String("listen", "", "listen address (overrides api.listen)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, "", true) }
+	cmd.Flags().String("listen", "", "listen address (overrides api.listen; port 0: any free port)")
+	cmd.Flags().String("addr-file", "", addrFileUsage)
 	bindFlag(cmd, "api.listen", "listen")
 	return cmd
 }
@@ -141,7 +196,7 @@ the outbox through FOR UPDATE SKIP LOCKED.`,
 		Args: cobra.NoArgs,
 	}
 	metrics := cmd.Flags().String("metrics-listen", "127.0.0.1:9101", "address for /metrics, /healthz and /readyz (empty: none)")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, *metrics, runDispatcher) }
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, *metrics, false, runDispatcher) }
 	return cmd
 }
 
@@ -158,6 +213,6 @@ in-flight judging finish for worker.shutdown_grace and gives back the rest.`,
 	metrics := cmd.Flags().String("metrics-listen", "127.0.0.1:9102", "address for /metrics, /healthz and /readyz (empty: none)")
 	cmd.Flags().String("name", "", "consumer name and lease owner (overrides worker.name; default host-pid-random)")
 	bindFlag(cmd, "worker.name", "name")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, *metrics, runWorker) }
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDaemons(cmd, *metrics, false, runWorker) }
 	return cmd
 }

@@ -113,6 +113,8 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return unavailable("replay", err)
 	}
-	writeJSON(w, http.StatusOK, wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested, Replayed: c.Replayed})
+	res := wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested}
+	res.Replayed, res.WouldReplay = doneOrWould(or.DryRun, c.Replayed)
+	writeJSON(w, http.StatusOK, res)
 	return nil
 }

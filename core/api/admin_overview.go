@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -128,10 +130,27 @@ func (s *Server) pel(w http.ResponseWriter, r *http.Request, _ *store.Token) err
 	return nil
 }
 
+// reportsInactive says whether XINFO CONSUMERS of this Redis version has the "inactive"
+// field (7.2 and later). Without it the client reads 0, which would claim a consumer that
+// never read was active a moment ago.
+func reportsInactive(version string) bool {
+	f := strings.SplitN(version, ".", 3)
+	if len(f) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(f[0])
+	minor, err2 := strconv.Atoi(f[1])
+	return err1 == nil && err2 == nil && (major > 7 || major == 7 && minor >= 2)
+}
+
 // workers is GET /admin/v1/workers: each lane's consumers (XINFO CONSUMERS) and the live
 // leases in PostgreSQL grouped by worker.
 func (s *Server) workers(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
 	out := wire.Workers{Lanes: []wire.LaneConsumers{}, Leases: []wire.LeaseSummary{}}
+	version, err := s.d.Streams.RedisVersion(r.Context())
+	if err != nil {
+		return unavailable("redis version", err)
+	}
 	for _, lane := range job.Lanes {
 		cs, err := s.d.Streams.Consumers(r.Context(), lane)
 		if err != nil {
@@ -139,8 +158,12 @@ func (s *Server) workers(w http.ResponseWriter, r *http.Request, _ *store.Token)
 		}
 		lc := wire.LaneConsumers{Lane: string(lane), Consumers: []wire.Consumer{}}
 		for _, c := range cs {
-			lc.Consumers = append(lc.Consumers, wire.Consumer{Name: c.Name, Pending: c.Pending,
-				IdleMS: c.Idle.Milliseconds(), InactiveMS: c.Inactive.Milliseconds()})
+			wc := wire.Consumer{Name: c.Name, Pending: c.Pending, IdleMS: c.Idle.Milliseconds()}
+			if reportsInactive(version) {
+				ms := max(c.Inactive.Milliseconds(), -1)
+				wc.InactiveMS = &ms
+			}
+			lc.Consumers = append(lc.Consumers, wc)
 		}
 		out.Lanes = append(out.Lanes, lc)
 	}

@@ -38,7 +38,9 @@ func (s *Server) rejudgeSubmission(w http.ResponseWriter, r *http.Request, tok *
 	if err != nil {
 		return opsError("rejudge", err, "submission "+id+" not found")
 	}
-	writeJSON(w, http.StatusOK, wire.RejudgeResult{DryRun: or.DryRun, Rejudged: c.Rejudged, Requested: c.Requested})
+	res := wire.RejudgeResult{DryRun: or.DryRun, Requested: c.Requested}
+	res.Rejudged, res.WouldRejudge = doneOrWould(or.DryRun, c.Rejudged)
+	writeJSON(w, http.StatusOK, res)
 	return nil
 }
 
@@ -69,7 +71,9 @@ func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *sto
 	if err != nil {
 		return opsError("rejudge", err, fmt.Sprintf("unknown problem %q", id))
 	}
-	writeJSON(w, http.StatusOK, wire.RejudgeResult{DryRun: or.DryRun, Rejudged: c.Rejudged, Requested: c.Requested})
+	res := wire.RejudgeResult{DryRun: or.DryRun, Requested: c.Requested}
+	res.Rejudged, res.WouldRejudge = doneOrWould(or.DryRun, c.Rejudged)
+	writeJSON(w, http.StatusOK, res)
 	return nil
 }
 
@@ -85,7 +89,9 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return opsError("cancel", err, "submission "+id+" not found")
 	}
-	writeJSON(w, http.StatusOK, wire.CancelResult{DryRun: or.DryRun, Canceled: c.Canceled})
+	res := wire.CancelResult{DryRun: or.DryRun}
+	res.Canceled, res.WouldCancel = doneOrWould(or.DryRun, c.Canceled)
+	writeJSON(w, http.StatusOK, res)
 	return nil
 }
 

@@ -55,7 +55,7 @@ func TestReplayJudgesADeadLetterAgain(t *testing.T) {
 	}
 	// Dry run: the count, and nothing changes.
 	res, err := e.admin.ReplayDLQ(ctx, wire.ReplayRequest{All: true, DryRun: true})
-	if err != nil || res.Replayed != 1 || !res.DryRun {
+	if err != nil || res.Replayed != 0 || res.WouldReplay != 1 || !res.DryRun {
 		t.Fatalf("dry replay = %+v %v", res, err)
 	}
 	if s, _ := e.admin.Submission(ctx, id); s.State != "dead" {
@@ -63,7 +63,7 @@ func TestReplayJudgesADeadLetterAgain(t *testing.T) {
 	}
 	e.judge.Set(acceptAll, 0)
 	res, err = e.admin.ReplayDLQ(ctx, wire.ReplayRequest{IDs: []string{id}})
-	if err != nil || res.Replayed != 1 || res.Requested != 1 {
+	if err != nil || res.Replayed != 1 || res.WouldReplay != 0 || res.Requested != 1 || res.DryRun {
 		t.Fatalf("replay = %+v %v", res, err)
 	}
 	s := e.waitTerminal(id, 20*time.Second)
@@ -111,11 +111,11 @@ func TestCancelFencesOffALateResult(t *testing.T) {
 	id := e.submit(e.alice, "print(1)")
 	running := e.waitState(id, job.StateRunning, 10*time.Second)
 	dry, err := e.admin.Cancel(ctx, id, true)
-	if err != nil || dry.Canceled != 1 || !dry.DryRun {
+	if err != nil || dry.Canceled != 0 || dry.WouldCancel != 1 || !dry.DryRun {
 		t.Fatalf("dry cancel = %+v %v", dry, err)
 	}
 	res, err := e.admin.Cancel(ctx, id, false)
-	if err != nil || res.Canceled != 1 {
+	if err != nil || res.Canceled != 1 || res.WouldCancel != 0 || res.DryRun {
 		t.Fatalf("cancel = %+v %v", res, err)
 	}
 	// The judge answers meanwhile, and the worker's write-back is fenced off: it acks
@@ -255,7 +255,7 @@ func TestReclaimAsksPostgreSQL(t *testing.T) {
 
 	zero := int64(0)
 	dry, err := e.admin.Reclaim(ctx, wire.ReclaimRequest{Lane: "light", MinIdleMS: &zero, DryRun: true})
-	want := wire.ReclaimResult{DryRun: true, Examined: 5, Reclaimed: 2, StillLeased: 1, TerminalAcked: 1, Missing: 1}
+	want := wire.ReclaimResult{DryRun: true, Examined: 5, WouldReclaim: 2, StillLeased: 1, TerminalAcked: 1, Missing: 1}
 	if err != nil || *dry != want {
 		t.Fatalf("dry reclaim = %+v %v, want %+v", dry, err, want)
 	}
@@ -267,7 +267,7 @@ func TestReclaimAsksPostgreSQL(t *testing.T) {
 		t.Fatalf("pel = %+v %v", pel, err)
 	}
 	res, err := e.admin.Reclaim(ctx, wire.ReclaimRequest{Lane: "light", MinIdleMS: &zero})
-	want.DryRun = false
+	want.DryRun, want.Reclaimed, want.WouldReclaim = false, 2, 0
 	if err != nil || *res != want {
 		t.Fatalf("reclaim = %+v %v, want %+v", res, err, want)
 	}
@@ -305,11 +305,11 @@ func TestRejudgeSubmissionAndProblem(t *testing.T) {
 		e.waitTerminal(id, 20*time.Second)
 	}
 	res, err := e.admin.RejudgeSubmission(ctx, ids[0], true)
-	if err != nil || res.Rejudged != 1 || !res.DryRun {
+	if err != nil || res.Rejudged != 0 || res.WouldRejudge != 1 || !res.DryRun {
 		t.Fatalf("dry rejudge = %+v %v", res, err)
 	}
 	res, err = e.admin.RejudgeSubmission(ctx, ids[0], false)
-	if err != nil || res.Rejudged != 1 {
+	if err != nil || res.Rejudged != 1 || res.WouldRejudge != 0 {
 		t.Fatalf("rejudge = %+v %v", res, err)
 	}
 	s := e.waitTerminal(ids[0], 20*time.Second)

@@ -138,14 +138,24 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) logRequest(r *http.Request, route string, status int, elapsed time.Duration, info *reqInfo) {
-	level := slog.LevelInfo
+// requestLevel is the level of a request's log line. Reads that succeed are polling (the
+// dashboard refreshes every view every two seconds, clients poll submissions, probes
+// scrape health and metrics): debug. What changes something, and every refusal, is
+// worth a line at info; a failure of the server's own (5xx) is an error.
+func requestLevel(method string, status int) slog.Level {
 	switch {
 	case status >= 500:
-		level = slog.LevelError
-	case route == "GET /healthz" || route == "GET /readyz" || route == "GET /metrics":
-		level = slog.LevelDebug
+		return slog.LevelError
+	case status >= 400:
+		return slog.LevelInfo
+	case method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions:
+		return slog.LevelDebug
 	}
+	return slog.LevelInfo
+}
+
+func (s *Server) logRequest(r *http.Request, route string, status int, elapsed time.Duration, info *reqInfo) {
+	level := requestLevel(r.Method, status)
 	if !s.log.Enabled(r.Context(), level) {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -192,16 +193,26 @@ func ready(w http.ResponseWriter, r *http.Request, db *pgxpool.Pool, rdb redis.U
 	writeJSON(w, status, checks)
 }
 
-// Run serves until ctx ends, then shuts down within shutdown_timeout.
+// Run binds cfg.Listen and serves until ctx ends (Listen, then Serve).
 func (s *Server) Run(ctx context.Context) error {
+	ln, err := Listen(s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln, already bound, until ctx ends, then shuts down within
+// shutdown_timeout. It logs "api listening" with the address actually bound (with port 0
+// in the config, the port the kernel chose). Serve closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	s.Start(bg)
-	srv := &http.Server{Addr: s.cfg.Listen, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout: s.cfg.ReadTimeout}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: s.cfg.ReadTimeout}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	s.log.Info("api listening", "addr", s.cfg.Listen)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("api listening", "addr", ln.Addr().String())
 	select {
 	case err := <-errc:
 		return fmt.Errorf("api: %w", err)

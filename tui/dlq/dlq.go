@@ -118,7 +118,7 @@ func replay(c *shared.Context, what string, req wire.ReplayRequest) tea.Cmd {
 			if err != nil {
 				return 0, "", err
 			}
-			return res.Replayed, fmt.Sprintf("%d dead letters would be replayed", res.Replayed), nil
+			return res.WouldReplay, fmt.Sprintf("%d dead letters would be replayed", res.WouldReplay), nil
 		},
 		Do: func(ctx context.Context) (string, error) {
 			res, err := src.ReplayDLQ(ctx, req)

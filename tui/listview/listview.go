@@ -255,7 +255,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		switch {
 		case key.Matches(k, km.Filter):
+			// A new filter starts empty: typing after "/" replaces the last one rather than
+			// appending to it (enter keeps what was typed, esc clears it).
 			m.filtering = true
+			m.filter.SetValue("")
+			m.apply()
 			return m.filter.Focus()
 		case key.Matches(k, km.Mark) && m.markable:
 			if r, ok := m.Selected(); ok {

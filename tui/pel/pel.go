@@ -103,8 +103,8 @@ func Reclaim(c *shared.Context, what string, req wire.ReclaimRequest) tea.Cmd {
 			if err != nil {
 				return 0, "", err
 			}
-			return res.Reclaimed, fmt.Sprintf("%d of %d examined would be reclaimed (%d still leased, %d terminal, %d missing)",
-				res.Reclaimed, res.Examined, res.StillLeased, res.TerminalAcked, res.Missing), nil
+			return res.WouldReclaim, fmt.Sprintf("%d of %d examined would be reclaimed (%d still leased, %d terminal, %d missing)",
+				res.WouldReclaim, res.Examined, res.StillLeased, res.TerminalAcked, res.Missing), nil
 		},
 		Do: func(ctx context.Context) (string, error) {
 			res, err := src.Reclaim(ctx, req)

@@ -139,7 +139,7 @@ func (m *Model) rejudge(id string) tea.Cmd {
 			if err != nil {
 				return 0, "", err
 			}
-			return r.Rejudged, fmt.Sprintf("%d submission would be rejudged", r.Rejudged), nil
+			return r.WouldRejudge, fmt.Sprintf("%d submission would be rejudged", r.WouldRejudge), nil
 		},
 		Do: func(ctx context.Context) (string, error) {
 			r, err := src.RejudgeSubmission(ctx, id, false)
@@ -160,7 +160,7 @@ func (m *Model) cancel(id string) tea.Cmd {
 			if err != nil {
 				return 0, "", err
 			}
-			return r.Canceled, fmt.Sprintf("%d submission would be canceled", r.Canceled), nil
+			return r.WouldCancel, fmt.Sprintf("%d submission would be canceled", r.WouldCancel), nil
 		},
 		Do: func(ctx context.Context) (string, error) {
 			r, err := src.Cancel(ctx, id, false)

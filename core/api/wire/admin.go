@@ -67,12 +67,15 @@ type ReclaimRequest struct {
 	DryRun    bool   `json:"dry_run"`
 }
 
-// ReclaimResult counts what reclaim did (or would do, with dry_run) with each idle
-// pending entry: PostgreSQL decided every one.
+// ReclaimResult counts what reclaim did with each idle pending entry: PostgreSQL decided
+// every one. In a dry run nothing is reclaimed: Reclaimed is 0 and WouldReclaim says how
+// many would be; the other counts then classify the entries examined (what a real run
+// would leave, acknowledge or drop) and nothing is acknowledged or dropped.
 type ReclaimResult struct {
 	DryRun        bool `json:"dry_run"`
 	Examined      int  `json:"examined"`
 	Reclaimed     int  `json:"reclaimed"`
+	WouldReclaim  int  `json:"would_reclaim"`
 	StillLeased   int  `json:"still_leased"`
 	TerminalAcked int  `json:"terminal_acked"`
 	Missing       int  `json:"missing"`
@@ -156,11 +159,13 @@ type ReplayRequest struct {
 	DryRun bool     `json:"dry_run"`
 }
 
-// ReplayResult counts the replayed dead letters (with dry_run: those that would be).
+// ReplayResult counts the replayed dead letters. In a dry run nothing is replayed:
+// Replayed is 0 and WouldReplay says how many would be.
 type ReplayResult struct {
-	DryRun    bool `json:"dry_run"`
-	Requested int  `json:"requested"`
-	Replayed  int  `json:"replayed"`
+	DryRun      bool `json:"dry_run"`
+	Requested   int  `json:"requested"`
+	Replayed    int  `json:"replayed"`
+	WouldReplay int  `json:"would_replay"`
 }
 
 // PurgeRequest is the body of POST /admin/v1/dlq/purge: ids, or all.
@@ -187,7 +192,8 @@ type TrimRequest struct {
 	DryRun   bool   `json:"dry_run"`
 }
 
-// TrimResult reports a trim: lengths before and after, summed over the lanes trimmed.
+// TrimResult reports a trim: lengths before and after, summed over the lanes trimmed. In
+// a dry run nothing is trimmed and LengthAfter is the length the trim would leave.
 type TrimResult struct {
 	DryRun       bool       `json:"dry_run"`
 	Strategy     string     `json:"strategy"`
@@ -209,17 +215,21 @@ type ActionRequest struct {
 	DryRun bool `json:"dry_run"`
 }
 
-// RejudgeResult counts the submissions sent to the rejudge lane.
+// RejudgeResult counts the submissions sent to the rejudge lane. In a dry run none is:
+// Rejudged is 0 and WouldRejudge says how many would be.
 type RejudgeResult struct {
-	DryRun    bool `json:"dry_run"`
-	Rejudged  int  `json:"rejudged"`
-	Requested int  `json:"requested"`
+	DryRun       bool `json:"dry_run"`
+	Rejudged     int  `json:"rejudged"`
+	WouldRejudge int  `json:"would_rejudge"`
+	Requested    int  `json:"requested"`
 }
 
-// CancelResult says whether the submission was (or would be) canceled.
+// CancelResult says whether the submission was canceled (1) or not (0). In a dry run
+// nothing is canceled: Canceled is 0 and WouldCancel says whether it would be.
 type CancelResult struct {
-	DryRun   bool `json:"dry_run"`
-	Canceled int  `json:"canceled"`
+	DryRun      bool `json:"dry_run"`
+	Canceled    int  `json:"canceled"`
+	WouldCancel int  `json:"would_cancel"`
 }
 
 // Workers is the answer of GET /admin/v1/workers.
@@ -234,12 +244,15 @@ type LaneConsumers struct {
 	Consumers []Consumer `json:"consumers"`
 }
 
-// Consumer is one consumer of a lane's group.
+// Consumer is one consumer of a lane's group. IdleMS is the time since the consumer's last
+// attempted read or claim (every Redis reports it). InactiveMS is the time since its last
+// read or claim that got entries: null when Redis does not report it (before 7.2), -1 when
+// the consumer never got an entry.
 type Consumer struct {
 	Name       string `json:"name"`
 	Pending    int64  `json:"pending"`
 	IdleMS     int64  `json:"idle_ms"`
-	InactiveMS int64  `json:"inactive_ms"`
+	InactiveMS *int64 `json:"inactive_ms"`
 }
 
 // LeaseSummary is what one worker holds in PostgreSQL.
