@@ -26,6 +26,7 @@ var (
 	ErrTooManyFiles    = errors.New("too many files")
 	ErrBadInteractor   = errors.New("bad interactor")
 	ErrUnsupportedFile = errors.New("unsupported entry")
+	ErrLayout          = errors.New("unclear package layout")
 )
 
 // InvalidError says why a package was rejected: Reason is one of the Err* values above,
