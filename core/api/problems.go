@@ -75,7 +75,8 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, pkg *
 	}
 	pv := store.ProblemVersion{ProblemID: id, SHA256: sha, Title: pkg.Title(), TimeLimitMS: pkg.Spec.TimeLimitMS,
 		MemoryLimitMB: pkg.Spec.MemoryLimitMB, CaseCount: pkg.CaseCount(), CreatedBy: tok.Name,
-		Meta: map[string]any{"subtasks": subtasks, "checker": pkg.CheckerType(), "interactive": pkg.Interactive()}}
+		Meta: map[string]any{"subtasks": subtasks, "checker": pkg.CheckerType(), "interactive": pkg.Interactive(),
+			"stop_on_first_failure": pkg.Spec.StopOnFirstFailure}}
 	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
 		return nil, unavailable("record problem version", err)
 	}
@@ -120,6 +121,7 @@ func problemWire(pv *store.ProblemVersion) wire.Problem {
 		Version: pv.Version, SHA256: pv.SHA256, CaseCount: pv.CaseCount, Subtasks: []wire.Subtask{}, CreatedAt: pv.CreatedAt}
 	p.Checker, _ = pv.Meta["checker"].(string)
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
+	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)
 	if raw, ok := pv.Meta["subtasks"].([]any); ok {
 		for _, x := range raw {
 			m, _ := x.(map[string]any)

@@ -58,9 +58,13 @@ const (
 	VerdictRE  Verdict = "RE"
 	VerdictCE  Verdict = "CE"
 	VerdictSE  Verdict = "SE"
+	// VerdictSK is a case's verdict only, never a submission's: the case was not run
+	// because an earlier one failed and the problem stops on the first failure.
+	VerdictSK Verdict = "SK"
 )
 
-// Valid reports whether v is one of the known verdicts.
+// Valid reports whether v is one of the known verdicts of a submission (SK, a case's
+// only, is not one).
 func (v Verdict) Valid() bool {
 	switch v {
 	case VerdictAC, VerdictWA, VerdictPE, VerdictPC, VerdictTLE, VerdictMLE, VerdictOLE, VerdictRE, VerdictCE, VerdictSE:

@@ -144,7 +144,13 @@ func fakeJudge(t *testing.T, fr *fakeRunner) (*Judge, objstore.Store) {
 // judgeFake judges a submission of the fake language on a package built from files.
 func judgeFake(t *testing.T, j *Judge, store objstore.Store, files map[string]string) job.Outcome {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	return judgeFakeCtx(t, context.Background(), j, store, files)
+}
+
+// judgeFakeCtx is judgeFake under ctx (which may carry a progress function).
+func judgeFakeCtx(t *testing.T, ctx context.Context, j *Judge, store objstore.Store, files map[string]string) job.Outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	sha, err := objstore.PutProblem(ctx, store, problemtest.Zip(files))
 	if err != nil {

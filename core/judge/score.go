@@ -12,7 +12,9 @@ import (
 //   - with subtasks a subtask earns its score × the smallest points fraction among its
 //     cases (all AC → full score; any WA/TLE/… → nothing), cases show their share;
 //   - the verdict is AC when every case is AC, else SE if any case is SE, else the
-//     first case (by index) whose verdict is neither AC nor PC, else PC;
+//     first case (by index) whose verdict is neither AC nor PC, else PC; skipped cases
+//     (SK, after the first failure of a problem that stops there) earn nothing and
+//     never decide the verdict: the failure that stopped the run does;
 //   - time and memory are the maxima over the cases.
 func score(spec problem.Spec, cases []caseOutcome) job.Outcome {
 	out := job.Outcome{Cases: make([]job.CaseResult, len(cases))}
@@ -53,7 +55,7 @@ func score(spec problem.Spec, cases []caseOutcome) job.Outcome {
 		out.TimeMS = max(out.TimeMS, c.TimeMS)
 		out.MemoryKB = max(out.MemoryKB, c.MemoryKB)
 		switch c.Verdict {
-		case job.VerdictAC:
+		case job.VerdictAC, job.VerdictSK:
 		case job.VerdictPC:
 			partial = true
 		case job.VerdictSE:

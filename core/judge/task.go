@@ -94,16 +94,23 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 
 	n := tk.ent.Pkg.CaseCount()
 	results := make([]caseOutcome, 0, n)
+	failed := 0 // the first case that is not AC, when the problem stops there
 	for i := 1; i <= n; i++ {
 		var co caseOutcome
 		var err error
-		if tk.interactor != "" {
+		switch {
+		case failed != 0:
+			co = skipped(i, failed)
+		case tk.interactor != "":
 			co, err = tk.runInteractive(ctx, i)
-		} else {
+		default:
 			co, err = tk.runCase(ctx, i)
 		}
 		if err != nil {
 			return job.Outcome{}, arts, fmt.Errorf("case %d: %w", i, err)
+		}
+		if spec.StopOnFirstFailure && failed == 0 && co.res.Verdict != job.VerdictAC {
+			failed = i
 		}
 		co.art.Index, co.art.Verdict = i, co.res.Verdict
 		arts.Cases = append(arts.Cases, co.art)
@@ -113,6 +120,13 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	out := score(spec, results)
 	out.CompileOutput = arts.CompileLog
 	return out, arts, nil
+}
+
+// skipped is case i not run, because case failed was not AC and the problem stops on
+// the first failure (ICPC style): it earns nothing and says which case stopped it.
+func skipped(i, failed int) caseOutcome {
+	return caseOutcome{res: job.CaseResult{Index: i, Verdict: job.VerdictSK,
+		Message: fmt.Sprintf("skipped after case %d failed", failed)}}
 }
 
 // brokenProblem is the outcome for a problem whose own programs are broken.

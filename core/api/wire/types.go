@@ -123,7 +123,9 @@ type Problem struct {
 	Subtasks      []Subtask `json:"subtasks"`
 	Checker       string    `json:"checker"`
 	Interactive   bool      `json:"interactive"`
-	CreatedAt     time.Time `json:"created_at"`
+	// StopOnFirstFailure: the cases after the first one that is not AC are skipped (SK).
+	StopOnFirstFailure bool      `json:"stop_on_first_failure"`
+	CreatedAt          time.Time `json:"created_at"`
 }
 
 // ProblemSummary is a problem in GET /api/v1/problems: its latest version, how many

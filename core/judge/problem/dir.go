@@ -8,9 +8,10 @@ import (
 )
 
 // OpenDir describes a package already extracted under dir (a worker's cache entry). It
-// validates the same rules as Read except the zip-specific ones; top-level names that
-// start with '.' are the judge's own (build artefacts, markers) and are ignored, as Read
-// leaves them out (see layout).
+// validates the same rules as Read except the zip-specific ones: problem.yaml must be at
+// dir's top (Extract strips a zip's top folder), and the names layout leaves out are
+// ignored — top-level names starting with '.' are the judge's own (build artefacts,
+// markers) here.
 func OpenDir(dir string, lim Limits) (*Package, error) {
 	p := &Package{lim: lim}
 	tree := newLayout()
@@ -26,7 +27,7 @@ func OpenDir(dir string, lim Limits) (*Package, error) {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
-		if judgeOwned(rel) {
+		if leftOut(rel) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

@@ -26,17 +26,25 @@ var (
 	ErrTooManyFiles    = errors.New("too many files")
 	ErrBadInteractor   = errors.New("bad interactor")
 	ErrUnsupportedFile = errors.New("unsupported entry")
+	ErrLayout          = errors.New("unclear package layout")
 )
 
 // InvalidError says why a package was rejected: Reason is one of the Err* values above,
-// Name the entry concerned (if any), Detail the specifics.
+// Name the entry concerned (if any), Line the line of Name's content at fault (0: the
+// entry as a whole), Detail the specifics.
 type InvalidError struct {
 	Reason error
 	Name   string
+	Line   int
 	Detail string
 }
 
 func (e *InvalidError) Error() string {
+	if e.Line > 0 {
+		// A mistake inside a file the setter wrote: where it is says more than the
+		// reason's category.
+		return fmt.Sprintf("%s line %d: %s", e.Name, e.Line, e.Detail)
+	}
 	s := e.Reason.Error()
 	if e.Name != "" {
 		s += fmt.Sprintf(" %q", e.Name)

@@ -18,34 +18,40 @@ import (
 	"strings"
 )
 
-// Limits bound what Read accepts.
+// Limits bound what Read accepts. They are the config keys judge.package_limits.*;
+// errors name the key that refused a package, so an admin knows what to raise.
 type Limits struct {
 	// MaxZipBytes bounds the archive itself.
 	MaxZipBytes int64 `mapstructure:"max_zip_bytes"`
-	// MaxTotalBytes bounds the sum of the uncompressed sizes.
+	// MaxTotalBytes bounds the bytes all the package's files unpack to, counted as
+	// they are inflated (entries' declared sizes are never trusted).
 	MaxTotalBytes int64 `mapstructure:"max_total_bytes"`
-	// MaxFileBytes bounds one uncompressed entry.
+	// MaxFileBytes bounds the bytes one file unpacks to, counted likewise.
 	MaxFileBytes int64 `mapstructure:"max_file_bytes"`
-	// MaxRatio bounds uncompressed/compressed for entries over RatioFloorBytes.
-	MaxRatio int64 `mapstructure:"max_ratio"`
-	// RatioFloorBytes: entries smaller than this are not ratio-checked (tiny files of
-	// repeated characters compress absurdly well and are harmless).
-	RatioFloorBytes int64 `mapstructure:"ratio_floor_bytes"`
-	MaxFiles        int   `mapstructure:"max_files"`
-	MaxCases        int   `mapstructure:"max_cases"`
+	// MaxFiles bounds the zip's entries (files, directories and left-out names alike).
+	MaxFiles int `mapstructure:"max_files"`
+	// MaxCases bounds the number of test cases.
+	MaxCases int `mapstructure:"max_cases"`
 }
 
+// The config keys of Limits, as errors name them.
+const (
+	keyMaxZipBytes   = "judge.package_limits.max_zip_bytes"
+	keyMaxTotalBytes = "judge.package_limits.max_total_bytes"
+	keyMaxFileBytes  = "judge.package_limits.max_file_bytes"
+	keyMaxFiles      = "judge.package_limits.max_files"
+	keyMaxCases      = "judge.package_limits.max_cases"
+)
+
 // DefaultLimits returns the defaults: 256 MiB zip, 1 GiB unpacked, 256 MiB per file,
-// ratio 200 above 1 MiB, 2,000 entries, 500 cases.
+// 2,000 entries, 500 cases.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxZipBytes:     256 << 20,
-		MaxTotalBytes:   1 << 30,
-		MaxFileBytes:    256 << 20,
-		MaxRatio:        200,
-		RatioFloorBytes: 1 << 20,
-		MaxFiles:        2000,
-		MaxCases:        500,
+		MaxZipBytes:   256 << 20,
+		MaxTotalBytes: 1 << 30,
+		MaxFileBytes:  256 << 20,
+		MaxFiles:      2000,
+		MaxCases:      500,
 	}
 }
 
@@ -58,10 +64,6 @@ func (l Limits) Validate() error {
 		return errors.New("max_total_bytes: must be > 0")
 	case l.MaxFileBytes <= 0:
 		return errors.New("max_file_bytes: must be > 0")
-	case l.MaxRatio <= 1:
-		return errors.New("max_ratio: must be > 1")
-	case l.RatioFloorBytes < 0:
-		return errors.New("ratio_floor_bytes: must be >= 0")
 	case l.MaxFiles <= 0:
 		return errors.New("max_files: must be > 0")
 	case l.MaxCases <= 0:
@@ -76,6 +78,7 @@ type Package struct {
 	cases int
 	files map[string]int64 // regular files and their sizes
 	zr    *zip.Reader      // nil for a package opened from a directory
+	root  string           // the folder of the zip the package is in ("" or "D/")
 	lim   Limits
 }
 
@@ -84,56 +87,57 @@ func ReadBytes(b []byte, lim Limits) (*Package, error) {
 	return Read(bytes.NewReader(b), int64(len(b)), lim)
 }
 
-// Read validates the zip in r (size bytes) entry by entry, inflating every entry to
-// check its real size and CRC, and parses problem.yaml.
+// Read validates the zip in r (size bytes) entry by entry, inflating every file to
+// check its real size and CRC against the limits, and parses problem.yaml.
 func Read(r io.ReaderAt, size int64, lim Limits) (*Package, error) {
 	if size > lim.MaxZipBytes {
-		return nil, invalid(ErrTooLarge, "", "archive is %d bytes, the limit is %d", size, lim.MaxZipBytes)
+		return nil, invalid(ErrTooLarge, "", "the zip is %d bytes, over the limit of %d (%s)", size, lim.MaxZipBytes, keyMaxZipBytes)
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return nil, invalid(ErrNotZip, "", "%v", err)
 	}
 	if len(zr.File) > lim.MaxFiles {
-		return nil, invalid(ErrTooManyFiles, "", "%d entries, the limit is %d", len(zr.File), lim.MaxFiles)
+		return nil, invalid(ErrTooManyFiles, "", "the zip has %d entries, over the limit of %d (%s)", len(zr.File), lim.MaxFiles, keyMaxFiles)
 	}
-	p := &Package{zr: zr, lim: lim}
-	tree := newLayout()
-	var total uint64
-	for _, f := range zr.File {
+	entries := make([]zipEntry, len(zr.File))
+	for i, f := range zr.File {
 		name, isDir, err := checkEntry(f)
 		if err != nil {
 			return nil, err
 		}
-		if isDir {
+		entries[i] = zipEntry{name: name, dir: isDir}
+	}
+	root, err := findRoot(entries)
+	if err != nil {
+		return nil, err
+	}
+	p := &Package{zr: zr, root: root, lim: lim}
+	tree := newLayout()
+	budget := unpackBudget{lim: lim}
+	for i, f := range zr.File {
+		name, ok := place(root, entries[i].name)
+		if !ok {
+			continue
+		}
+		if entries[i].dir {
 			if _, err := tree.addDir(name); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		kept, err := tree.addFile(name, int64(f.UncompressedSize64))
+		kept, err := tree.addFile(name, 0)
 		if err != nil {
 			return nil, err
 		}
 		if !kept {
-			continue // the judge's name: never extracted, so never read
+			continue // left out: never extracted, so never read
 		}
-		if f.UncompressedSize64 > uint64(lim.MaxFileBytes) {
-			return nil, invalid(ErrTooLarge, name, "%d bytes uncompressed, the limit is %d", f.UncompressedSize64, lim.MaxFileBytes)
-		}
-		total += f.UncompressedSize64
-		if total > uint64(lim.MaxTotalBytes) {
-			return nil, invalid(ErrTooLarge, name, "the package inflates to more than %d bytes", lim.MaxTotalBytes)
-		}
-		if f.UncompressedSize64 > uint64(lim.RatioFloorBytes) {
-			comp := max(f.CompressedSize64, 1)
-			if f.UncompressedSize64/comp > uint64(lim.MaxRatio) {
-				return nil, invalid(ErrZipBomb, name, "compression ratio %d:1 exceeds %d:1", f.UncompressedSize64/comp, lim.MaxRatio)
-			}
-		}
-		if err := inflate(f, name, io.Discard); err != nil {
+		n, err := budget.inflate(f, name, io.Discard)
+		if err != nil {
 			return nil, err
 		}
+		tree.files[name] = n
 	}
 	p.files = tree.files
 	yml, err := p.readSmall("problem.yaml")
@@ -196,35 +200,56 @@ func checkPath(name string) error {
 	return nil
 }
 
-// inflate copies f's content to w, refusing more bytes than declared (a zip bomb that
-// lies about its size) and checking the CRC.
-func inflate(f *zip.File, name string, w io.Writer) error {
+// unpackBudget counts what a package's files really inflate to against the limits, as
+// they are inflated: a zip bomb is stopped once it has produced one byte over a limit,
+// whatever its headers declare, and a file that compresses well is fine as long as it
+// fits (test data is often one line repeated).
+type unpackBudget struct {
+	lim   Limits
+	total int64
+}
+
+// inflate copies f's content to w and returns its size, refusing more bytes than the
+// file or package limit leaves, more bytes than the entry declares (a header lying
+// about its size), and a bad CRC.
+func (b *unpackBudget) inflate(f *zip.File, name string, w io.Writer) (int64, error) {
+	if f.UncompressedSize64 > uint64(b.lim.MaxFileBytes) {
+		// Declared over the limit: refused without inflating (it would be refused
+		// once inflated past the limit anyway).
+		return 0, invalid(ErrTooLarge, name, "declares %d bytes, over the limit of %d for one file (%s)", f.UncompressedSize64, b.lim.MaxFileBytes, keyMaxFileBytes)
+	}
 	rc, err := f.Open()
 	if err != nil {
-		return invalid(ErrCorrupt, name, "%v", err)
+		return 0, invalid(ErrCorrupt, name, "%v", err)
 	}
 	defer rc.Close()
-	// Read through the raw decompressor's bound ourselves: archive/zip's own check also
-	// fires, but this way the reason is ours to name.
-	n, err := io.Copy(w, io.LimitReader(rc, int64(f.UncompressedSize64)+1))
-	if n > int64(f.UncompressedSize64) {
-		return invalid(ErrZipBomb, name, "declares %d bytes but inflates to more", f.UncompressedSize64)
+	allowed := min(b.lim.MaxFileBytes, b.lim.MaxTotalBytes-b.total)
+	n, err := io.Copy(w, io.LimitReader(rc, allowed+1))
+	b.total += n
+	switch {
+	case n > allowed && n > b.lim.MaxFileBytes:
+		return n, invalid(ErrTooLarge, name, "unpacks to more than %d bytes, the limit for one file (%s)", b.lim.MaxFileBytes, keyMaxFileBytes)
+	case n > allowed:
+		return n, invalid(ErrTooLarge, name, "the package unpacks to more than %d bytes, the limit (%s)", b.lim.MaxTotalBytes, keyMaxTotalBytes)
+	case errors.Is(err, zip.ErrFormat):
+		// archive/zip stops a file one byte past its declared size with ErrFormat.
+		return n, invalid(ErrZipBomb, name, "declares %d bytes but unpacks to more: the zip is damaged or hostile", f.UncompressedSize64)
 	}
 	if err != nil {
 		switch {
-		case errors.Is(err, zip.ErrFormat):
-			return invalid(ErrZipBomb, name, "declares %d bytes but inflates to more", f.UncompressedSize64)
 		case errors.Is(err, zip.ErrChecksum):
-			return invalid(ErrCorrupt, name, "CRC mismatch")
+			return n, invalid(ErrCorrupt, name, "CRC mismatch")
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return n, invalid(ErrCorrupt, name, "declares %d bytes but unpacks to fewer: the zip is damaged", f.UncompressedSize64)
 		default:
 			var pe *os.PathError
 			if errors.As(err, &pe) {
-				return fmt.Errorf("write %s: %w", name, err)
+				return n, fmt.Errorf("write %s: %w", name, err)
 			}
-			return invalid(ErrCorrupt, name, "%v", err)
+			return n, invalid(ErrCorrupt, name, "%v", err)
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // readSmall returns a small file's content (problem.yaml).
@@ -237,9 +262,10 @@ func (p *Package) readSmall(name string) ([]byte, error) {
 		return nil, invalid(ErrTooLarge, name, "%d bytes, the limit is 1 MiB", size)
 	}
 	for _, f := range p.zr.File {
-		if f.Name == name {
+		if n, ok := place(p.root, f.Name); ok && n == name {
 			var buf bytes.Buffer
-			if err := inflate(f, name, &buf); err != nil {
+			budget := unpackBudget{lim: p.lim}
+			if _, err := budget.inflate(f, name, &buf); err != nil {
 				return nil, err
 			}
 			return buf.Bytes(), nil
@@ -330,18 +356,24 @@ func (p *Package) Files() []string {
 	return out
 }
 
-// Extract writes the package's files under dir (which must exist), checking sizes and
-// CRCs again as it inflates. Only a package from Read can be extracted; Read's layout
+// Extract writes the package's files under dir (which must exist), inflating them
+// again under the same limits and CRC checks as Read, with the zip's top folder (if the
+// package is in one) stripped. Only a package from Read can be extracted; Read's layout
 // guarantees that every file can be written.
 func (p *Package) Extract(dir string) error {
 	if p.zr == nil {
 		return errors.New("extract: package was not read from a zip")
 	}
+	budget := unpackBudget{lim: p.lim}
 	for _, f := range p.zr.File {
-		if _, ok := p.files[f.Name]; !ok {
+		name, ok := place(p.root, strings.TrimSuffix(f.Name, "/"))
+		if !ok {
 			continue
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if _, ok := p.files[name]; !ok || strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("extract: %w", err)
 		}
@@ -349,9 +381,9 @@ func (p *Package) Extract(dir string) error {
 		if err != nil {
 			return fmt.Errorf("extract: %w", err)
 		}
-		err = inflate(f, f.Name, w)
+		_, err = budget.inflate(f, name, w)
 		if cerr := w.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("extract %s: %w", f.Name, cerr)
+			err = fmt.Errorf("extract %s: %w", name, cerr)
 		}
 		if err != nil {
 			return err

@@ -104,9 +104,9 @@ func TestReadRejectsHostilePackages(t *testing.T) {
 		reason error
 		detail string
 	}{
-		{"zip bomb that lies about its size", rawZip(t, "statement.txt", 100, zeros, 0), ErrZipBomb, "declares 100 bytes"},
-		{"zip bomb by ratio", rawZip(t, "statement.txt", uint64(len(zeros)), zeros, 0), ErrZipBomb, "compression ratio"},
-		{"entry over the size limit", rawZip(t, "big.txt", 1<<40, []byte("x"), 0), ErrTooLarge, "bytes uncompressed"},
+		{"zip bomb that lies about its size", rawZip(t, "statement.txt", 100, zeros, 0), ErrZipBomb, "declares 100 bytes but unpacks to more"},
+		{"entry declared over the size limit", rawZip(t, "big.txt", 1<<40, []byte("x"), 0), ErrTooLarge, "over the limit of 268435456 for one file (judge.package_limits.max_file_bytes)"},
+		{"entry shorter than declared", rawZip(t, "short.txt", 1000, []byte("x"), 0), ErrCorrupt, "declares 1000 bytes but unpacks to fewer"},
 		{"dot-dot path", withExtra(map[string]string{"../evil": "x"}), ErrBadPath, "'..'"},
 		{"nested dot-dot path", withExtra(map[string]string{"tests/../../evil": "x"}), ErrBadPath, "'..'"},
 		{"absolute path", withExtra(map[string]string{"/etc/cron.d/evil": "x"}), ErrBadPath, "absolute"},
@@ -235,6 +235,14 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("PK\x05\x06" + strings.Repeat("\x00", 18)))
 	f.Add(withExtra(map[string]string{"a": "x", "a/b": "y"}))
 	f.Add(withExtra(map[string]string{"tests/1.in/x": "y", ".complete": "", ".build/c.bin": "z"}))
+	folder := map[string]string{"__MACOSX/p/._problem.yaml": "x", ".DS_Store": "x"}
+	for n, c := range problemtest.APlusB(aplusbYAML) {
+		folder["p/"+n] = c
+	}
+	f.Add(problemtest.Zip(folder))
+	folder["problem.yaml"] = aplusbYAML
+	f.Add(problemtest.Zip(folder))
+	f.Add(withExtra(map[string]string{"tests/1.in": strings.Repeat("1 1\n", 1<<15)}))
 	lim := DefaultLimits()
 	lim.MaxTotalBytes = 1 << 20
 	lim.MaxFileBytes = 1 << 20
@@ -251,8 +259,8 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("accepted an incomplete package: %+v", p.Spec)
 		}
 		for _, n := range p.Files() {
-			if checkPath(n) != nil {
-				t.Fatalf("accepted unsafe path %q", n)
+			if checkPath(n) != nil || leftOut(n) {
+				t.Fatalf("accepted unsafe or left-out path %q", n)
 			}
 		}
 		// And a worker's cache must extract it and describe it as Read did.

@@ -1,11 +1,10 @@
 package problem
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,7 +30,10 @@ type Spec struct {
 	MemoryLimitMB int         `yaml:"memory_limit_mb"`
 	Checker       CheckerSpec `yaml:"checker"`
 	Interactor    string      `yaml:"interactor"`
-	Subtasks      []Subtask   `yaml:"subtasks"`
+	// StopOnFirstFailure judges ICPC style: once a case (in case order) is not AC, the
+	// cases after it are not run and are reported as skipped.
+	StopOnFirstFailure bool      `yaml:"stop_on_first_failure"`
+	Subtasks           []Subtask `yaml:"subtasks"`
 }
 
 // CheckerSpec is problem.yaml's checker.
@@ -54,22 +56,31 @@ const (
 	defaultTimeMS    = 1000
 	defaultMemoryMB  = 256
 	maxTitle         = 200
+	maxSubtaskScore  = 1_000_000
 )
 
 // parseSpec decodes problem.yaml and checks it against the package's files: cases is
-// the number of tests, has reports whether a file exists.
+// the number of tests, has reports whether a file exists. Every mistake is an
+// *InvalidError with the line it is on.
 func parseSpec(b []byte, cases int, has func(string) bool) (Spec, error) {
 	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return s, invalid(ErrBadYAML, "problem.yaml", "empty")
-		}
-		return s, invalid(ErrBadYAML, "problem.yaml", "%v", err)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return s, syntaxError(err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+		return s, specError(ErrBadYAML, 1, "the file is empty; it needs at least a title (title: A+B)")
+	}
+	lines := lineMap{}
+	if err := checkSchema(doc.Content[0], &schema, "", lines); err != nil {
+		return s, err
+	}
+	if err := doc.Content[0].Decode(&s); err != nil {
+		// The schema admits only values that decode; this is a gap in it.
+		return s, specError(ErrBadYAML, 1, "cannot be read: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	if s.Title == "" || len(s.Title) > maxTitle {
-		return s, invalid(ErrBadYAML, "problem.yaml", "title: must be 1..%d characters", maxTitle)
+		return s, specError(ErrBadYAML, lines.at("title"), "title: required, 1..%d characters (title: A+B)", maxTitle)
 	}
 	if s.TimeLimitMS == 0 {
 		s.TimeLimitMS = defaultTimeMS
@@ -78,48 +89,69 @@ func parseSpec(b []byte, cases int, has func(string) bool) (Spec, error) {
 		s.MemoryLimitMB = defaultMemoryMB
 	}
 	if s.TimeLimitMS < 1 || s.TimeLimitMS > maxTimeLimitMS {
-		return s, invalid(ErrBadLimits, "problem.yaml", "time_limit_ms: %d not in 1..%d", s.TimeLimitMS, maxTimeLimitMS)
+		return s, specError(ErrBadLimits, lines.at("time_limit_ms"), "time_limit_ms: %d is out of range 1..%d", s.TimeLimitMS, maxTimeLimitMS)
 	}
 	if s.MemoryLimitMB < 1 || s.MemoryLimitMB > maxMemoryLimitMB {
-		return s, invalid(ErrBadLimits, "problem.yaml", "memory_limit_mb: %d not in 1..%d", s.MemoryLimitMB, maxMemoryLimitMB)
+		return s, specError(ErrBadLimits, lines.at("memory_limit_mb"), "memory_limit_mb: %d is out of range 1..%d", s.MemoryLimitMB, maxMemoryLimitMB)
 	}
-	if err := s.checkChecker(has); err != nil {
+	if err := s.checkChecker(has, lines); err != nil {
 		return s, err
 	}
 	if s.Interactor != "" {
 		if err := checkSource(s.Interactor, has); err != nil {
-			return s, invalid(ErrBadInteractor, "problem.yaml", "interactor: %v", err)
+			return s, specError(ErrBadInteractor, lines.at("interactor"), "interactor: %v", err)
 		}
 	}
-	return s, s.checkSubtasks(cases)
+	return s, s.checkSubtasks(cases, lines)
 }
 
-func (s *Spec) checkChecker(has func(string) bool) error {
+// syntaxError turns the YAML parser's error ("yaml: line 3: did not find expected key")
+// into one that names the file and the line.
+func syntaxError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, after, ok := strings.Cut(rest, ": "); ok {
+			if n, err := strconv.Atoi(num); err == nil {
+				line, msg = n, after
+			}
+		}
+	}
+	return specError(ErrBadYAML, line, "not valid YAML: %s", msg)
+}
+
+func (s *Spec) checkChecker(has func(string) bool, lines lineMap) error {
 	c := &s.Checker
 	if c.Type == "" {
 		c.Type = CheckerLines
 	}
 	switch c.Type {
 	case CheckerLines, CheckerExact, CheckerTokens:
-		if c.Epsilon != 0 || c.Source != "" {
-			return invalid(ErrBadChecker, "problem.yaml", "checker %s takes no epsilon or source", c.Type)
+		if c.Epsilon != 0 {
+			return specError(ErrBadChecker, lines.at("checker.epsilon"), "checker.epsilon: only the float checker takes one (this one is %s)", c.Type)
+		}
+		if c.Source != "" {
+			return specError(ErrBadChecker, lines.at("checker.source"), "checker.source: only the testlib checker takes one (this one is %s)", c.Type)
 		}
 	case CheckerFloat:
 		if c.Epsilon == 0 {
 			c.Epsilon = DefaultEpsilon
 		}
 		if !(c.Epsilon > 0 && c.Epsilon < 1) {
-			return invalid(ErrBadChecker, "problem.yaml", "checker epsilon: %v not in (0, 1)", c.Epsilon)
+			return specError(ErrBadChecker, lines.at("checker.epsilon"), "checker.epsilon: %v is out of range: want a number in (0, 1), such as 1e-6", c.Epsilon)
 		}
 		if c.Source != "" {
-			return invalid(ErrBadChecker, "problem.yaml", "checker float takes no source")
+			return specError(ErrBadChecker, lines.at("checker.source"), "checker.source: only the testlib checker takes one (this one is float)")
 		}
 	case CheckerTestlib:
+		if c.Epsilon != 0 {
+			return specError(ErrBadChecker, lines.at("checker.epsilon"), "checker.epsilon: only the float checker takes one (a testlib checker decides itself)")
+		}
 		if err := checkSource(c.Source, has); err != nil {
-			return invalid(ErrBadChecker, "problem.yaml", "checker source: %v", err)
+			return specError(ErrBadChecker, lines.at("checker.source"), "checker.source: %v", err)
 		}
 	default:
-		return invalid(ErrBadChecker, "problem.yaml", "checker type %q (want lines, exact, tokens, float or testlib)", c.Type)
+		return specError(ErrBadChecker, lines.at("checker.type"), "checker.type: %q is not a checker; want one of %s", clip(c.Type, 40), checkerTypes)
 	}
 	return nil
 }
@@ -130,44 +162,46 @@ func checkSource(name string, has func(string) bool) error {
 		return errors.New("empty")
 	}
 	if strings.Contains(name, "/") || strings.HasPrefix(name, ".") {
-		return fmt.Errorf("%q must be a file at the package's top level", name)
+		return fmt.Errorf("%q must be a file at the package's top level", clip(name, 100))
 	}
 	switch path.Ext(name) {
 	case ".c", ".cpp", ".cc":
 	default:
-		return fmt.Errorf("%q: want a .c, .cc or .cpp source", name)
+		return fmt.Errorf("%q: want a .c, .cc or .cpp source", clip(name, 100))
 	}
 	if !has(name) {
-		return fmt.Errorf("%q not in the package", name)
+		return fmt.Errorf("%q not in the package", clip(name, 100))
 	}
 	return nil
 }
 
-func (s *Spec) checkSubtasks(cases int) error {
+func (s *Spec) checkSubtasks(cases int, lines lineMap) error {
 	if len(s.Subtasks) == 0 {
 		return nil
 	}
 	owner := make([]int, cases+1)
 	for i, st := range s.Subtasks {
-		if !(st.Score > 0) || st.Score > 1e6 {
-			return invalid(ErrBadSubtasks, "problem.yaml", "subtasks[%d].score: %v must be > 0", i, st.Score)
+		key := fmt.Sprintf("subtasks[%d]", i)
+		if !(st.Score > 0) || st.Score > maxSubtaskScore {
+			return specError(ErrBadSubtasks, lines.at(key+".score"), "%s.score: %v is out of range: want a number in (0, %d]", key, st.Score, maxSubtaskScore)
 		}
 		if len(st.Cases) == 0 {
-			return invalid(ErrBadSubtasks, "problem.yaml", "subtasks[%d].cases: empty", i)
+			return specError(ErrBadSubtasks, lines.at(key), "%s.cases: required, a list of case numbers such as [1, 2]", key)
 		}
-		for _, c := range st.Cases {
+		for j, c := range st.Cases {
+			at := lines.at(fmt.Sprintf("%s.cases[%d]", key, j))
 			if c < 1 || c > cases {
-				return invalid(ErrBadSubtasks, "problem.yaml", "subtasks[%d]: case %d does not exist (tests 1..%d)", i, c, cases)
+				return specError(ErrBadSubtasks, at, "%s.cases: case %d does not exist (the tests are 1..%d)", key, c, cases)
 			}
 			if owner[c] != 0 {
-				return invalid(ErrBadSubtasks, "problem.yaml", "case %d is in subtasks %d and %d", c, owner[c]-1, i)
+				return specError(ErrBadSubtasks, at, "%s.cases: case %d is already in subtasks[%d]; a case belongs to one subtask", key, c, owner[c]-1)
 			}
 			owner[c] = i + 1
 		}
 	}
 	for c := 1; c <= cases; c++ {
 		if owner[c] == 0 {
-			return invalid(ErrBadSubtasks, "problem.yaml", "case %d belongs to no subtask", c)
+			return specError(ErrBadSubtasks, lines.at("subtasks"), "subtasks: case %d belongs to no subtask; every case must be in one", c)
 		}
 	}
 	return nil
