@@ -194,6 +194,8 @@ func (p *printer) tint(s lipgloss.Style, value string) lipgloss.Style {
 		return s.Foreground(lipgloss.Color("9"))
 	case "running", "queued":
 		return s.Foreground(lipgloss.Color("14"))
+	case "SK": // skipped after an earlier failure: not run, so nothing to look at
+		return s.Faint(true)
 	}
 	return s
 }
