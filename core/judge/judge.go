@@ -217,7 +217,6 @@ func (j *Judge) Close() error {
 // tasksDir holds one directory per task being judged.
 func (j *Judge) tasksDir() string { return filepath.Join(j.cfg.WorkDir, "tasks") }
 
-
 // Judge judges one task (see the package comment for Outcome versus error).
 func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
 	j.mu.Lock()
