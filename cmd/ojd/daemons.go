@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"oj/core/api"
+	"oj/core/build"
 	"oj/core/clock"
 	"oj/core/dispatch"
 	"oj/core/judge/lang"
@@ -37,9 +38,10 @@ func apiDaemon(ln net.Listener) daemon {
 			ln.Close()
 			return fmt.Errorf("api: storage: %w", err)
 		}
+		builds := build.NewClient(d.rdb, d.streams.Keys, d.cfg.API.ToolBuildTimeout)
 		return api.New(d.cfg.API, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
-			PackageLimits: d.cfg.Judge.PackageLimits, Registerer: d.reg, Gatherer: d.reg, Clock: clock.Real{},
-			Log: d.log.With("component", "api")}).Serve(ctx, ln)
+			PackageLimits: d.cfg.Judge.PackageLimits, Builds: builds, Registerer: d.reg, Gatherer: d.reg,
+			Clock: clock.Real{}, Log: d.log.With("component", "api")}).Serve(ctx, ln)
 	}
 }
 
@@ -92,7 +94,18 @@ func runWorker(ctx context.Context, d *deps) error {
 	w := worker.New(d.cfg.Worker, d.db, d.streams, judge, lost, clock.Real{}, d.log.With("component", "worker"),
 		worker.NewMetrics(d.reg))
 	d.log.Info("worker starting", "name", w.Name(), "concurrency", d.cfg.Worker.Concurrency)
-	return w.Run(ctx)
+	// The worker also compiles uploaded packages' checkers and interactors for the API,
+	// when it has a compiler for them.
+	if !judge.Supports("cpp17") && !judge.Supports("c11") {
+		d.log.Warn("this worker has neither cpp17 nor c11: it builds no checkers or interactors for uploads")
+		return w.Run(ctx)
+	}
+	bs := build.NewServer(d.rdb, d.streams.Keys, judge, w.Name(), d.log.With("component", "builds"))
+	buildsDone := make(chan struct{})
+	go func() { defer close(buildsDone); _ = bs.Run(ctx) }()
+	err = w.Run(ctx)
+	<-buildsDone
+	return err
 }
 
 // runDaemons runs parts in one process until a signal, then stops them all. With

@@ -6,14 +6,13 @@ import (
 
 	"oj/core/judge"
 	"oj/core/judge/objstore"
-	"oj/core/worker"
 	"oj/sandbox"
 )
 
 // buildJudge wires the worker's judge: a sandbox pool sized for the worker's concurrency
 // (two slots per submission: an interactive case runs the solution and the interactor at
 // once), the object store, and the judge with its package cache; then the self-check.
-func buildJudge(ctx context.Context, d *deps) (worker.Judge, func(), error) {
+func buildJudge(ctx context.Context, d *deps) (*judge.Judge, func(), error) {
 	sc := d.cfg.Sandbox
 	total := 0
 	for _, n := range d.cfg.Worker.Concurrency {

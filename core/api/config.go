@@ -11,7 +11,10 @@ type Config struct {
 	Listen          string        `mapstructure:"listen"`
 	ReadTimeout     time.Duration `mapstructure:"read_timeout"`
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
-	Limits          Limits        `mapstructure:"limits"`
+	// ToolBuildTimeout bounds how long a problem upload waits for a worker to compile its
+	// checker or interactor (503 beyond: no worker answered).
+	ToolBuildTimeout time.Duration `mapstructure:"tool_build_timeout"`
+	Limits           Limits        `mapstructure:"limits"`
 }
 
 // Limits bound what clients may ask of the API (key "api.limits").
@@ -50,7 +53,7 @@ type Limits struct {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{Listen: "127.0.0.1:8080", ReadTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
-		Limits: DefaultLimits()}
+		ToolBuildTimeout: 90 * time.Second, Limits: DefaultLimits()}
 }
 
 // DefaultLimits returns the default limits: 64 KiB sources, 256 MiB packages, 2 submits/s
@@ -84,6 +87,8 @@ func (c Config) Validate() error {
 		return errors.New("api.read_timeout: must be positive")
 	case c.ShutdownTimeout <= 0:
 		return errors.New("api.shutdown_timeout: must be positive")
+	case c.ToolBuildTimeout < time.Second:
+		return errors.New("api.tool_build_timeout: must be at least 1s")
 	}
 	return c.Limits.Validate()
 }

@@ -63,9 +63,9 @@ func TestWorkersInactiveIsNullOrNeverNotZero(t *testing.T) {
 	}
 	switch {
 	case !has && (reader.InactiveMS != nil || idler.InactiveMS != nil):
-		t.Fatalf("Redis %s has no inactive field, yet inactive_ms = %s, %s", version, ptr(reader.InactiveMS), ptr(idler.InactiveMS))
+		t.Fatalf("Redis %s has no inactive field, yet inactive_ms = %s, %s", version, showMS(reader.InactiveMS), showMS(idler.InactiveMS))
 	case has && (reader.InactiveMS == nil || *reader.InactiveMS < 0 || idler.InactiveMS == nil || *idler.InactiveMS != -1):
-		t.Fatalf("Redis %s: inactive_ms reader %s idler %s, want >= 0 and -1", version, ptr(reader.InactiveMS), ptr(idler.InactiveMS))
+		t.Fatalf("Redis %s: inactive_ms reader %s idler %s, want >= 0 and -1", version, showMS(reader.InactiveMS), showMS(idler.InactiveMS))
 	}
 	// On the wire: null, not a missing field or 0.
 	_, _, raw := e.raw("GET", "/admin/v1/workers", tokenOf(e.admin), nil, nil)
@@ -83,7 +83,7 @@ func TestWorkersInactiveIsNullOrNeverNotZero(t *testing.T) {
 	t.Logf("Redis %s: reader idle %d ms, idler idle %d ms, inactive known: %v", version, reader.IdleMS, idler.IdleMS, has)
 }
 
-func ptr(v *int64) string {
+func showMS(v *int64) string {
 	if v == nil {
 		return "null"
 	}

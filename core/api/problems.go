@@ -18,8 +18,9 @@ import (
 var problemID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // putProblem is PUT /api/v1/problems/{id} (admin): the body is a package zip. It is
-// validated (400 with the reason), stored content-addressed, and recorded as the
-// problem's next version (201).
+// validated (400 with the reason), stored content-addressed, its testlib checker or
+// interactor compiled by a worker (400 with the compiler's message when it does not
+// compile, 503 when no worker answers), and recorded as the problem's next version (201).
 func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	id := r.PathValue("id")
 	if !problemID.MatchString(id) {
@@ -32,6 +33,11 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	sha, err := objstore.PutProblem(r.Context(), s.d.Objects, body)
 	if err != nil {
 		return unavailable("store package", err)
+	}
+	// The package is in the object store, where the worker fetches it; it becomes a
+	// version only once its checker and interactor compile.
+	if aerr := s.buildTools(r.Context(), sha, pkg); aerr != nil {
+		return aerr
 	}
 	latest, err := s.recordProblemVersion(r.Context(), id, sha, pkg, tok)
 	if err != nil {

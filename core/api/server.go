@@ -39,10 +39,13 @@ type Deps struct {
 	Objects   objstore.Store
 	// PackageLimits bound what a problem upload may contain.
 	PackageLimits problem.Limits
-	Registerer    prometheus.Registerer
-	Gatherer      prometheus.Gatherer
-	Clock         clock.Clock
-	Log           *slog.Logger
+	// Builds has a worker compile an uploaded package's checker or interactor; nil
+	// refuses such packages with a 503 that says so.
+	Builds     ToolBuilds
+	Registerer prometheus.Registerer
+	Gatherer   prometheus.Gatherer
+	Clock      clock.Clock
+	Log        *slog.Logger
 }
 
 // Server serves the HTTP API.

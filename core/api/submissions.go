@@ -324,7 +324,7 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 }
 
 // toWire is a submission as the API shows it to tok: no verdict fields before a verdict,
-// and the checkers' own messages only to admins.
+// and the checkers' own messages and an error's details only to admins.
 func toWire(s *store.Submission, tok *store.Token) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
@@ -333,11 +333,31 @@ func toWire(s *store.Submission, tok *store.Token) wire.Submission {
 		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
 	}
+	out.Error = submissionError(s)
+	if tok == nil || tok.Role != roleAdmin {
+		// The reason's first line says what failed; what follows (a compiler quoting a
+		// checker's source, a storage error's details) is the problem setter's and the
+		// operator's business, as a checker's own message is.
+		out.Error, _, _ = strings.Cut(out.Error, "\n")
+	}
 	for _, c := range s.Cases {
 		out.Cases = append(out.Cases, forViewer(wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict),
 			TimeMS: c.TimeMS, MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message, CheckerMessage: c.CheckerMessage}, tok))
 	}
 	return out
+}
+
+// submissionError is the reason of a dead or SE submission (its last attempt's error),
+// empty otherwise: a queued submission being retried keeps its last error in PostgreSQL,
+// but it is not the submission's reason until the submission ends.
+func submissionError(s *store.Submission) string {
+	if s.State == job.StateDead || (s.State == job.StateFinished && s.Verdict == job.VerdictSE) {
+		if s.LastError == "" {
+			return "system error (no reason recorded)"
+		}
+		return s.LastError
+	}
+	return ""
 }
 
 // forViewer is a case as tok may see it. A checker's message may quote the expected

@@ -13,22 +13,41 @@ import (
 	"oj/core/judge/lang"
 )
 
-// compiled is a compile's result: ok, or CE with the compiler's output.
+// compiled is a compile's result: ok, or CE with the compiler's output. timedOut says
+// the compile was cut short by its CPU or wall limit, which a loaded host can cause.
 type compiled struct {
-	ok     bool
-	output string
+	ok       bool
+	output   string
+	timedOut bool
+}
+
+// compileOpts are what differs between compiling a submission and compiling a
+// package's checker or interactor.
+type compileOpts struct {
+	lim   Limits
+	src   string   // the source's name in box; empty: the language's source file
+	extra []string // arguments added to the compiler's (include dirs)
+	ro    []string // host paths the compiler may read besides the language's
 }
 
 // compile runs l's compiler in box (where the source already is) under the compile
 // limits; its output comes back through a pipe (outputSink), never through the disk.
 func (j *Judge) compile(ctx context.Context, l *lang.Language, box string) (compiled, error) {
+	return j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.Compile})
+}
+
+func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o compileOpts) (compiled, error) {
 	pchDir := j.pch.dir(l)
 	argv := l.Compile
 	if pchDir == "" {
 		argv = dropPlaceholder(argv, "{pch_dir}")
 	}
-	vars := lang.Vars{Src: l.SourceFile, PCHDir: pchDir, WorkDir: j.runner.WorkDir()}
-	argv = lang.Expand(argv, vars)
+	src := l.SourceFile
+	if o.src != "" {
+		src = o.src
+	}
+	vars := lang.Vars{Src: src, PCHDir: pchDir, WorkDir: j.runner.WorkDir()}
+	argv = append(lang.Expand(argv, vars), o.extra...)
 	if l.CompileCache != nil {
 		if tmpl := j.warm.template(l); tmpl != "" {
 			if err := replicate(tmpl, filepath.Join(box, l.CompileCache.Dir)); err != nil {
@@ -36,7 +55,7 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box string) (comp
 			}
 		}
 	}
-	lim := j.cfg.Compile
+	lim := o.lim
 	log, err := newOutputSink(j.cfg.CompileOutputBytes+1, int64(lim.OutputMB)<<20)
 	if err != nil {
 		return compiled{}, err
@@ -46,11 +65,12 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box string) (comp
 	if factor == 0 {
 		factor = 1
 	}
-	ro := l.ReadOnlyPaths
+	ro := append(append([]string(nil), l.ReadOnlyPaths...), o.ro...)
 	if pchDir != "" {
-		ro = append(append([]string(nil), ro...), pchDir)
+		ro = append(ro, pchDir)
 	}
 	cpu := time.Duration(float64(lim.CPU) * factor)
+	wall := time.Duration(float64(lim.Wall) * factor)
 	res, err := j.runner.Run(ctx, Spec{
 		Argv:          argv,
 		Env:           mergeEnv(baseEnv, lang.Expand(l.CompileEnv, vars)),
@@ -60,7 +80,7 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box string) (comp
 		Stdout:        log.w,
 		Stderr:        log.w,
 		CPU:           cpu,
-		Wall:          time.Duration(float64(lim.Wall) * factor),
+		Wall:          wall,
 		MemoryBytes:   int64(lim.MemoryMB) << 20,
 		OutputBytes:   int64(lim.OutputMB) << 20,
 		StackBytes:    int64(lim.MemoryMB) << 20,
@@ -79,7 +99,8 @@ func (j *Judge) compile(ctx context.Context, l *lang.Language, box string) (comp
 	}
 	switch {
 	case res.Status == StatusTLE:
-		return compiled{output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU)\n", cpu)}, nil
+		return compiled{timedOut: true,
+			output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU, %v wall)\n", cpu, wall)}, nil
 	case res.Status == StatusMLE:
 		return compiled{output: out + fmt.Sprintf("\ncompilation exceeded its memory limit (%d MiB)\n", lim.MemoryMB)}, nil
 	case res.Status == StatusOLE || log.over:
@@ -101,92 +122,6 @@ func dropPlaceholder(argv []string, ph string) []string {
 		}
 	}
 	return out
-}
-
-// toolLanguage picks the language a checker or interactor source compiles with.
-func (j *Judge) toolLanguage(source string) (*lang.Language, error) {
-	id := "cpp17"
-	if strings.HasSuffix(source, ".c") {
-		id = "c11"
-	}
-	l, ok := j.langs.Get(id)
-	if !ok || !l.Compiled() {
-		return nil, fmt.Errorf("%w: %s (needed for %s)", ErrUnknownLanguage, id, source)
-	}
-	if ms := j.missing[id]; len(ms) > 0 {
-		return nil, fmt.Errorf("%w: %s", ErrLanguageUnavailable, ms[0])
-	}
-	return l, nil
-}
-
-type toolBuild struct {
-	bin    string
-	broken string
-}
-
-// buildTool returns the binary of a package's checker or interactor, compiling it in
-// the sandbox once per package version (kept in the cache entry, under .build/). broken
-// is the compiler's output when the source does not compile.
-func (j *Judge) buildTool(ctx context.Context, tk *task, source string) (bin, broken string, err error) {
-	bin = filepath.Join(tk.ent.Dir, ".build", source+".bin")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, "", nil
-	}
-	v, err, _ := j.builds.Do(tk.ent.SHA+"/"+source, func() (any, error) {
-		if _, err := os.Stat(bin); err == nil {
-			return toolBuild{bin: bin}, nil
-		}
-		l, err := j.toolLanguage(source)
-		if err != nil {
-			return nil, err
-		}
-		dir, err := os.MkdirTemp(tk.dir, "build-")
-		if err != nil {
-			return nil, err
-		}
-		box := filepath.Join(dir, "box")
-		if err := mkdirs(box); err != nil {
-			return nil, err
-		}
-		if err := copyFile(filepath.Join(tk.ent.Dir, source), filepath.Join(box, l.SourceFile), 0o644); err != nil {
-			return nil, err
-		}
-		// Headers at the package's top level (testlib.h and the like) sit next to it.
-		des, _ := os.ReadDir(tk.ent.Dir)
-		for _, de := range des {
-			if de.Type().IsRegular() && (strings.HasSuffix(de.Name(), ".h") || strings.HasSuffix(de.Name(), ".hpp")) {
-				if err := copyFile(filepath.Join(tk.ent.Dir, de.Name()), filepath.Join(box, de.Name()), 0o644); err != nil {
-					return nil, err
-				}
-			}
-		}
-		c, err := j.compile(ctx, l, box)
-		if err != nil {
-			return nil, err
-		}
-		if !c.ok {
-			return toolBuild{broken: c.output}, nil
-		}
-		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-			return nil, err
-		}
-		tmp := bin + ".tmp"
-		if err := copyOut(box, "main", tmp, 0o755); err != nil {
-			return nil, fmt.Errorf("%s built no binary: %w", source, err)
-		}
-		if err := os.Rename(tmp, bin); err != nil {
-			return nil, err
-		}
-		if st, err := os.Stat(bin); err == nil {
-			tk.ent.Grow(st.Size())
-		}
-		return toolBuild{bin: bin}, nil
-	})
-	if err != nil {
-		return "", "", fmt.Errorf("build %s: %w", source, err)
-	}
-	tb := v.(toolBuild)
-	return tb.bin, tb.broken, nil
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {

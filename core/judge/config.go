@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"oj/core/judge/cache"
@@ -21,6 +22,13 @@ type Config struct {
 	// Compile bounds every compilation (a language's compile_time_factor scales CPU
 	// and wall).
 	Compile Limits `mapstructure:"compile"`
+	// ToolCompile bounds the compile of a package's testlib checker or interactor, once
+	// per package on each worker (testlib.h alone takes seconds of CPU).
+	ToolCompile Limits `mapstructure:"tool_compile"`
+	// ToolIncludeDirs are host directories (absolute) shown read-only to checker and
+	// interactor compiles and passed to the compiler as -I: where an admin puts testlib.h
+	// for the packages that do not carry it. A header at the package's top level wins.
+	ToolIncludeDirs []string `mapstructure:"tool_include_dirs"`
 	// Checker bounds testlib checkers and interactors (an interactor's wall limit also
 	// follows the solution's).
 	Checker Limits `mapstructure:"checker"`
@@ -63,6 +71,7 @@ func DefaultConfig() Config {
 		Cache:              cache.DefaultConfig(),
 		PackageLimits:      problem.DefaultLimits(),
 		Compile:            Limits{CPU: 10 * time.Second, Wall: 20 * time.Second, MemoryMB: 1024, OutputMB: 64, Processes: 32},
+		ToolCompile:        Limits{CPU: 30 * time.Second, Wall: 60 * time.Second, MemoryMB: 2048, OutputMB: 64, Processes: 32},
 		Checker:            Limits{CPU: 10 * time.Second, Wall: 20 * time.Second, MemoryMB: 1024, OutputMB: 16, Processes: 1},
 		OutputLimitMB:      64,
 		WallFactor:         3,
@@ -96,8 +105,16 @@ func (c Config) Validate() error {
 	if err := c.Compile.validate("judge.compile"); err != nil {
 		return err
 	}
+	if err := c.ToolCompile.validate("judge.tool_compile"); err != nil {
+		return err
+	}
 	if err := c.Checker.validate("judge.checker"); err != nil {
 		return err
+	}
+	for _, d := range c.ToolIncludeDirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("judge.tool_include_dirs: %q: want an absolute path", d)
+		}
 	}
 	if err := c.Cache.Validate(); err != nil {
 		return fmt.Errorf("judge.%w", err)

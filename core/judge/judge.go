@@ -3,15 +3,16 @@
 // the problem's limits times the language's factors, checks each output (compare modes,
 // testlib checkers, interactors), and scores subtasks.
 //
-// What is an Outcome and what is an error. Judge returns an error when it could not
-// decide and another attempt might: the object store or the cache failed, the sandbox
-// could not run a program or reported its own failure (status SE), the worker lacks the
-// language's toolchain, the context ended. It returns an Outcome for everything decided,
-// including verdict SE when the problem itself is broken — a testlib checker or
-// interactor that does not compile, crashes, exits 3 or with an unknown code, or gives
-// malformed points: retrying would give the same answer, so the submission finishes with
-// SE at once rather than after max_attempts retries, and a broken checker never passes a
-// solution.
+// What is an Outcome and what is an error. Judge returns an Outcome for everything
+// decided about the submission, including verdict SE when a testlib checker or
+// interactor crashes, exits 3 or with an unknown code, or gives malformed points (a
+// broken checker never passes a solution). It returns a PermanentError when the package
+// itself is broken — it cannot be read, or its checker or interactor does not compile:
+// retrying would give the same answer, so the worker ends the submission at once as SE
+// with that reason. Any other error means it could not decide and another attempt might:
+// the object store or the cache failed, the sandbox could not run a program or reported
+// its own failure (status SE), a checker's compile was cut short by its time limit, the
+// worker lacks the language's toolchain, the context ended (see PermanentError).
 package judge
 
 import (
@@ -148,6 +149,14 @@ func checkVisible(cfg Config, langs *lang.Set, runner Runner) error {
 			"the compilers' shared files there would be hidden from them; choose a directory outside /tmp, /dev and /proc "+
 			"(e.g. /var/lib/oj/work)", cfg.WorkDir, r)
 	}
+	for _, d := range cfg.ToolIncludeDirs {
+		if r := runner.Hides(d); r != "" {
+			return fmt.Errorf("judge.tool_include_dirs: %q is inside %s, which the sandbox replaces in every run", d, r)
+		}
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return fmt.Errorf("judge.tool_include_dirs: %q is not a directory on this host; create it (and put testlib.h there) or remove it from the list", d)
+		}
+	}
 	for _, l := range langs.All() {
 		for _, p := range l.ReadOnlyPaths {
 			if r := runner.Hides(p); r != "" {
@@ -208,7 +217,6 @@ func (j *Judge) Close() error {
 // tasksDir holds one directory per task being judged.
 func (j *Judge) tasksDir() string { return filepath.Join(j.cfg.WorkDir, "tasks") }
 
-
 // Judge judges one task (see the package comment for Outcome versus error).
 func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
 	j.mu.Lock()
@@ -224,7 +232,7 @@ func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
 	if ms := j.missing[l.ID]; len(ms) > 0 {
 		return job.Outcome{}, fmt.Errorf("judge %s: %w: %s", t.SubmissionID, ErrLanguageUnavailable, ms[0])
 	}
-	ent, err := j.cache.Acquire(ctx, t.ProblemSHA256)
+	ent, err := j.acquire(ctx, t.ProblemSHA256)
 	if err != nil {
 		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
 	}

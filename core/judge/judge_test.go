@@ -173,11 +173,16 @@ func TestTestlibChecker(t *testing.T) {
 			t.Fatalf("got %s %v", out.Verdict, out.Score)
 		}
 	})
-	t.Run("checker that does not compile is SE", func(t *testing.T) {
+	t.Run("checker that does not compile is a permanent error naming it", func(t *testing.T) {
 		sha := putProblem(t, divisorProblem("int main( {"))
-		out := judgeWith(t, testJudge, sha, "python3", "print(2)\n")
-		if out.Verdict != job.VerdictSE || !strings.Contains(out.CompileOutput, "checker does not compile") {
-			t.Fatalf("got %s %q", out.Verdict, out.CompileOutput)
+		_, err := testJudge.Judge(context.Background(), job.Task{SubmissionID: "broken-checker", ProblemSHA256: sha,
+			Language: "python3", Source: "print(2)\n", Attempt: 1})
+		tc, ok := AsToolCompileError(err)
+		if !IsPermanent(err) || !ok || tc.Source != "checker.cpp" || tc.Kind != "checker" {
+			t.Fatalf("err = %v, want a permanent ToolCompileError for checker.cpp", err)
+		}
+		if !strings.Contains(err.Error(), "checker.cpp:") || strings.Contains(err.Error(), "main.cpp") {
+			t.Fatalf("the message should quote the compiler on checker.cpp, never main.cpp: %q", err)
 		}
 	})
 }

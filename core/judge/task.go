@@ -71,23 +71,19 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 			return job.Outcome{Verdict: job.VerdictCE, CompileOutput: c.output}, arts, nil
 		}
 	}
+	// A checker or interactor that does not compile is a PermanentError: the package is
+	// broken, whatever the submission.
 	if spec.Checker.Type == problem.CheckerTestlib {
-		bin, broken, err := tk.j.buildTool(ctx, tk, spec.Checker.Source)
+		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "checker", spec.Checker.Source)
 		if err != nil {
 			return job.Outcome{}, arts, err
-		}
-		if broken != "" {
-			return brokenProblem("checker does not compile: " + broken), arts, nil
 		}
 		tk.checker = bin
 	}
 	if spec.Interactor != "" {
-		bin, broken, err := tk.j.buildTool(ctx, tk, spec.Interactor)
+		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "interactor", spec.Interactor)
 		if err != nil {
 			return job.Outcome{}, arts, err
-		}
-		if broken != "" {
-			return brokenProblem("interactor does not compile: " + broken), arts, nil
 		}
 		tk.interactor = bin
 	}
@@ -127,11 +123,6 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 func skipped(i, failed int) caseOutcome {
 	return caseOutcome{res: job.CaseResult{Index: i, Verdict: job.VerdictSK,
 		Message: fmt.Sprintf("skipped after case %d failed", failed)}}
-}
-
-// brokenProblem is the outcome for a problem whose own programs are broken.
-func brokenProblem(msg string) job.Outcome {
-	return job.Outcome{Verdict: job.VerdictSE, CompileOutput: clipString(msg, 4096)}
 }
 
 func mkdirs(dirs ...string) error {

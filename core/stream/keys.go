@@ -23,6 +23,13 @@ func (k Keys) Jobs(lane job.Lane) string { return k.Prefix + ":{" + string(lane)
 // DLQ is the stream of dead-letter notifications: oj:{dlq}:events.
 func (k Keys) DLQ() string { return k.Prefix + ":{dlq}:events" }
 
+// BuildRequests is the stream of tool build requests the API sends the workers (see
+// core/build): oj:{build}:requests.
+func (k Keys) BuildRequests() string { return k.Prefix + ":{build}:requests" }
+
+// BuildReply is the list one build request's answer is pushed to: oj:{build}:reply:<id>.
+func (k Keys) BuildReply(id string) string { return k.Prefix + ":{build}:reply:" + id }
+
 // Stream returns the stream an outbox row's lane goes to ("dlq" or a job lane).
 func (k Keys) Stream(lane string) string {
 	if lane == "dlq" {

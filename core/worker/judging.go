@@ -9,6 +9,7 @@ import (
 
 	"oj/core/clock"
 	"oj/core/job"
+	"oj/core/judge"
 	"oj/core/store"
 )
 
@@ -31,9 +32,20 @@ func (l *lane) start(t job.Task, entries []string) {
 		if err == nil && !out.Verdict.Valid() {
 			err = errors.New("judge returned no valid verdict")
 		}
+		if err != nil && judge.IsPermanent(err) && ctx.Err() == nil {
+			// Another attempt would fail the same way (a broken package): SE now, with
+			// the error as the reason, rather than after max_attempts retries.
+			l.m.Errors.WithLabelValues("judge_permanent").Inc()
+			l.log.Warn("judge failed for good: the submission ends as SE", "submission_id", t.SubmissionID,
+				"attempt", t.Attempt, "trace_id", t.TraceID, "err", err)
+			out, reason, err = job.Outcome{Verdict: job.VerdictSE}, err.Error(), nil
+		}
 		if err != nil {
 			l.endAttempt(l.sh.storeCtx, r, err, context.Cause(ctx))
 			return
+		}
+		if out.Verdict == job.VerdictSE && reason == "" {
+			reason = seReason(out)
 		}
 		l.results <- result{run: r, outcome: out, reason: reason}
 	}()
@@ -53,6 +65,20 @@ func (w *Worker) judgeOne(ctx context.Context, t job.Task) (out job.Outcome, rea
 	}()
 	out, err = w.judge.Judge(ctx, t)
 	return out, "", err
+}
+
+// seReason is the reason of an SE verdict the judge decided: the first SE case's
+// message (a checker or interactor that failed), which is safe to show the owner.
+func seReason(out job.Outcome) string {
+	for _, c := range out.Cases {
+		if c.Verdict == job.VerdictSE {
+			if c.Message == "" {
+				return fmt.Sprintf("case %d: system error", c.Index)
+			}
+			return fmt.Sprintf("case %d: %s", c.Index, c.Message)
+		}
+	}
+	return "system error"
 }
 
 // reportCase publishes one case's result while the attempt is still judging, for the

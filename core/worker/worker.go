@@ -17,7 +17,9 @@ import (
 )
 
 // Judge decides a verdict. An error means "could not decide" (a system failure): the
-// attempt is retried up to the bound and then dead-lettered.
+// attempt is retried up to the bound and then dead-lettered — except a permanent one
+// (judge.IsPermanent: a broken package), which ends the submission at once as SE with
+// the error as its reason.
 type Judge interface {
 	Judge(ctx context.Context, t job.Task) (job.Outcome, error)
 }

@@ -1,0 +1,145 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"oj/core/judge"
+	"oj/core/judge/objstore"
+	"oj/core/testenv"
+)
+
+// fakeBuilder answers BuildTools from a table keyed by sha256 and counts the calls.
+type fakeBuilder struct {
+	mu    sync.Mutex
+	errs  map[string]error
+	calls map[string]int
+}
+
+func (f *fakeBuilder) BuildTools(_ context.Context, sha string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls[sha]++
+	return f.errs[sha]
+}
+
+func (f *fakeBuilder) count(sha string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[sha]
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func sha(s string) string { return objstore.SHA256Hex([]byte(s)) }
+
+// serve runs a server until the test ends.
+func serve(t *testing.T, s *Server) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func TestRequestsAreAnswered(t *testing.T) {
+	t.Parallel()
+	st := testenv.Streams(t, testenv.RedisAddr(t))
+	compileErr := judge.Permanent(&judge.ToolCompileError{Kind: "checker", Source: "check.cpp", Output: "check.cpp:1: error"})
+	f := &fakeBuilder{calls: map[string]int{}, errs: map[string]error{
+		sha("bad"):     compileErr,
+		sha("garbage"): judge.Permanent(errors.New("problem.yaml: missing")),
+		sha("flaky"):   errors.New("compile cut short by its time limit"),
+	}}
+	serve(t, NewServer(st.Client(), st.Keys, f, "w1", quiet()))
+	c := NewClient(st.Client(), st.Keys, time.Minute)
+	ctx := context.Background()
+	cases := []struct {
+		sha  string
+		want Reply
+	}{
+		{sha("good"), Reply{Status: StatusOK, Worker: "w1"}},
+		{sha("bad"), Reply{Status: StatusCompileError, Kind: "checker", Source: "check.cpp", Message: "check.cpp:1: error", Worker: "w1"}},
+		{sha("garbage"), Reply{Status: StatusInvalid, Message: "problem.yaml: missing", Worker: "w1"}},
+		{sha("flaky"), Reply{Status: StatusFailed, Message: "compile cut short by its time limit", Worker: "w1"}},
+	}
+	for _, tc := range cases {
+		got, err := c.Build(ctx, tc.sha, "trace")
+		if err != nil || got != tc.want {
+			t.Errorf("build %s: %+v %v, want %+v", tc.sha[:8], got, err, tc.want)
+		}
+	}
+	if n, _ := st.Client().XLen(ctx, st.Keys.BuildRequests()).Result(); n != 0 {
+		t.Errorf("%d answered requests left in the stream", n)
+	}
+}
+
+func TestNoWorkerIsNoAnswer(t *testing.T) {
+	t.Parallel()
+	st := testenv.Streams(t, testenv.RedisAddr(t))
+	_, err := NewClient(st.Client(), st.Keys, time.Second).Build(context.Background(), sha("x"), "")
+	if !errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("err = %v, want ErrNoAnswer", err)
+	}
+}
+
+// A request nobody waits for any more is dropped unbuilt; one a dead worker left pending
+// is taken over by another worker and answered.
+func TestStaleAndAbandonedRequests(t *testing.T) {
+	t.Parallel()
+	st := testenv.Streams(t, testenv.RedisAddr(t))
+	rdb, key := st.Client(), st.Keys.BuildRequests()
+	ctx := context.Background()
+	add := func(id, sha string, deadline time.Time) {
+		t.Helper()
+		err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []any{FieldID, id, FieldSHA256, sha,
+			FieldDeadline, strconv.FormatInt(deadline.UnixMilli(), 10)}}).Err()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rdb.XGroupCreateMkStream(ctx, key, Group, "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	stale, abandoned := "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
+	add(stale, sha("stale"), time.Now().Add(-time.Second))
+	add(abandoned, sha("abandoned"), time.Now().Add(time.Minute))
+	// A worker reads both and dies before answering.
+	if err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: Group, Consumer: "dead", Streams: []string{key, ">"},
+		Count: 10, Block: time.Second}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeBuilder{calls: map[string]int{}, errs: map[string]error{}}
+	s := NewServer(rdb, st.Keys, f, "w2", quiet())
+	s.idle = 100 * time.Millisecond
+	serve(t, s)
+	res, err := rdb.BLPop(ctx, 20*time.Second, st.Keys.BuildReply(abandoned)).Result()
+	if err != nil || res[1] != (Reply{Status: StatusOK, Worker: "w2"}).encode() {
+		t.Fatalf("abandoned request's reply: %v %v", res, err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n, _ := rdb.XLen(ctx, key).Result()
+		p, _ := rdb.XPending(ctx, key, Group).Result()
+		if n == 0 && p != nil && p.Count == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stream still holds %d entries, %+v pending", n, p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if f.count(sha("stale")) != 0 || f.count(sha("abandoned")) != 1 {
+		t.Fatalf("built stale %d times, abandoned %d times; want 0 and 1", f.count(sha("stale")), f.count(sha("abandoned")))
+	}
+	if n, _ := rdb.Exists(ctx, st.Keys.BuildReply(stale)).Result(); n != 0 {
+		t.Fatal("a stale request was answered")
+	}
+}

@@ -1,0 +1,55 @@
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// PermanentError is a failure that no other attempt can fix: the package itself is
+// broken (it cannot be read, or its checker or interactor does not compile). The worker
+// ends such a submission at once as SE with the error as its reason, instead of
+// retrying it max_attempts times.
+//
+// What is not permanent, on purpose: a language unknown to this worker or whose
+// toolchain this host lacks (another worker, configured differently, may judge it — the
+// API accepted the language from its own configuration), the object store or the cache
+// failing, the sandbox failing, a compile cut short by its time or wall limit (a loaded
+// host), a context that ended. Those stay errors to retry.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent marks err as permanent (nil stays nil).
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// IsPermanent reports whether err, or an error it wraps, is permanent.
+func IsPermanent(err error) bool {
+	var pe *PermanentError
+	return errors.As(err, &pe)
+}
+
+// ToolCompileError says that a package's checker or interactor does not compile; it is
+// returned wrapped in a PermanentError.
+type ToolCompileError struct {
+	Kind   string // "checker" or "interactor"
+	Source string // the source's name in the package
+	Output string // the compiler's output, bounded
+}
+
+func (e *ToolCompileError) Error() string {
+	return fmt.Sprintf("%s %s does not compile:\n%s", e.Kind, e.Source, strings.TrimRight(e.Output, "\n"))
+}
+
+// AsToolCompileError returns the ToolCompileError err carries, if any.
+func AsToolCompileError(err error) (*ToolCompileError, bool) {
+	var tc *ToolCompileError
+	ok := errors.As(err, &tc)
+	return tc, ok
+}

@@ -1,0 +1,210 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"oj/core/judge/cache"
+	"oj/core/judge/lang"
+	"oj/core/judge/problem"
+)
+
+// toolBuildTries bounds the compiles of one checker or interactor that are cut short by
+// a time limit or fail in the sandbox, before the build gives up with an error to retry.
+const toolBuildTries = 3
+
+// toolBuildBackoff is the wait before the second try; it doubles after each.
+var toolBuildBackoff = time.Second
+
+// toolLanguage picks the language a checker or interactor source compiles with. A
+// language this worker lacks is an error to retry (another worker may have it).
+func (j *Judge) toolLanguage(source string) (*lang.Language, error) {
+	id := "cpp17"
+	if strings.HasSuffix(source, ".c") {
+		id = "c11"
+	}
+	l, ok := j.langs.Get(id)
+	if !ok || !l.Compiled() {
+		return nil, fmt.Errorf("%w: %s (needed for %s)", ErrUnknownLanguage, id, source)
+	}
+	if ms := j.missing[id]; len(ms) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrLanguageUnavailable, ms[0])
+	}
+	return l, nil
+}
+
+// tools lists the sources a package's spec needs built, with their kind.
+func tools(spec problem.Spec) [][2]string {
+	var out [][2]string
+	if spec.Checker.Type == problem.CheckerTestlib {
+		out = append(out, [2]string{"checker", spec.Checker.Source})
+	}
+	if spec.Interactor != "" {
+		out = append(out, [2]string{"interactor", spec.Interactor})
+	}
+	return out
+}
+
+// NeedsBuild reports whether a package has a checker or interactor to compile.
+func NeedsBuild(spec problem.Spec) bool { return len(tools(spec)) > 0 }
+
+// BuildTools compiles the checker and interactor of the package with the given sha256
+// (fetched through the cache) and keeps the binaries in the cache, as judging would. It
+// returns nil when every tool built; a PermanentError when the package is invalid or a
+// tool does not compile (a ToolCompileError); any other error may succeed on retry.
+func (j *Judge) BuildTools(ctx context.Context, sha string) error {
+	j.mu.Lock()
+	closed := j.closed
+	j.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	ent, err := j.acquire(ctx, sha)
+	if err != nil {
+		return err
+	}
+	defer ent.Release()
+	for _, t := range tools(ent.Pkg.Spec) {
+		if _, err := j.buildTool(ctx, ent, j.tasksDir(), t[0], t[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// acquire takes a package from the cache; a package that cannot be read is permanent.
+func (j *Judge) acquire(ctx context.Context, sha string) (*cache.Entry, error) {
+	ent, err := j.cache.Acquire(ctx, sha)
+	if err != nil && problem.IsInvalid(err) {
+		return nil, Permanent(err)
+	}
+	return ent, err
+}
+
+type toolBuild struct {
+	bin string
+}
+
+// buildTool returns the binary of a package's checker or interactor (kind), compiling it
+// in the sandbox once per package version and keeping it in the cache entry, under
+// .build/. scratch is where its temporary work dir goes. A compile cut short by its time
+// limit, or failing in the sandbox, is tried again (toolBuildTries in all, with backoff)
+// and then returned as an error to retry: a loaded host must never turn into a verdict.
+// A compile that fails within its limits is a PermanentError carrying a ToolCompileError.
+func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, source string) (string, error) {
+	bin := filepath.Join(ent.Dir, ".build", source+".bin")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	v, err, _ := j.builds.Do(ent.SHA+"/"+source, func() (any, error) {
+		if _, err := os.Stat(bin); err == nil {
+			return toolBuild{bin: bin}, nil
+		}
+		l, err := j.toolLanguage(source)
+		if err != nil {
+			return nil, err
+		}
+		wait := toolBuildBackoff
+		for try := 1; ; try++ {
+			err := j.compileTool(ctx, l, ent, scratch, kind, source, bin)
+			if err == nil {
+				return toolBuild{bin: bin}, nil
+			}
+			var again *retryableBuild
+			if !errors.As(err, &again) || try == toolBuildTries || ctx.Err() != nil {
+				if errors.As(err, &again) {
+					return nil, fmt.Errorf("%s %s: %d tries: %w", kind, source, try, again.err)
+				}
+				return nil, err
+			}
+			j.log.Warn("tool build failed, trying again", "kind", kind, "source", source, "sha256", ent.SHA,
+				"try", try, "err", again.err)
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			wait *= 2
+		}
+	})
+	if err != nil {
+		return "", fmt.Errorf("build %s: %w", source, err)
+	}
+	return v.(toolBuild).bin, nil
+}
+
+// retryableBuild is a compile try that may succeed if tried again.
+type retryableBuild struct{ err error }
+
+func (e *retryableBuild) Error() string { return e.err.Error() }
+
+// compileTool compiles source once, in a fresh work dir under scratch, under the tool
+// compile limits, with the package's top-level headers next to it and the configured
+// include dirs visible, and moves the binary to bin.
+func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.Entry, scratch, kind, source, bin string) error {
+	dir, err := os.MkdirTemp(scratch, "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	box := filepath.Join(dir, "box")
+	if err := mkdirs(box); err != nil {
+		return err
+	}
+	// The source keeps its own name, so the compiler's messages name it.
+	if err := copyFile(filepath.Join(ent.Dir, source), filepath.Join(box, source), 0o644); err != nil {
+		return err
+	}
+	// Headers at the package's top level (testlib.h and the like) sit next to it.
+	des, _ := os.ReadDir(ent.Dir)
+	for _, de := range des {
+		if de.Type().IsRegular() && (strings.HasSuffix(de.Name(), ".h") || strings.HasSuffix(de.Name(), ".hpp")) {
+			if err := copyFile(filepath.Join(ent.Dir, de.Name()), filepath.Join(box, de.Name()), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	extra := make([]string, 0, len(j.cfg.ToolIncludeDirs))
+	for _, d := range j.cfg.ToolIncludeDirs {
+		extra = append(extra, "-I"+d)
+	}
+	c, err := j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.ToolCompile, src: source, extra: extra, ro: j.cfg.ToolIncludeDirs})
+	switch {
+	case err != nil && ctx.Err() == nil:
+		return &retryableBuild{err: err}
+	case err != nil:
+		return err
+	case c.timedOut:
+		return &retryableBuild{err: fmt.Errorf("compile cut short by its time limit (judge.tool_compile): %s",
+			strings.TrimSpace(lastLine(c.output)))}
+	case !c.ok:
+		return Permanent(&ToolCompileError{Kind: kind, Source: source, Output: c.output})
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return err
+	}
+	tmp := bin + ".tmp"
+	if err := copyOut(box, "main", tmp, 0o755); err != nil {
+		return fmt.Errorf("%s built no binary: %w", source, err)
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		return err
+	}
+	if st, err := os.Stat(bin); err == nil {
+		ent.Grow(st.Size())
+	}
+	return nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
