@@ -177,3 +177,33 @@ func TestUndrainedChargeReplacesSlotCgroup(t *testing.T) {
 		t.Fatalf("honest 200 MiB run in the slot's new cgroup: status %s (%s)", res.Status, res.Error)
 	}
 }
+
+// TestHostileScratchLeftovers: /tmp and /dev/shm are emptied after a run, not remounted,
+// so what a run leaves there on purpose — a directory it made unreadable, a FIFO,
+// symlinks to the work dir and to /, a tree deeper than the walk goes — must still be
+// gone for the next run, and the work dir behind the symlinks untouched.
+func TestHostileScratchLeftovers(t *testing.T) {
+	p := onePool(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deep := "/tmp/deep" + strings.Repeat("/d", 100)
+	leave := strings.Join([]string{
+		"mkdir -p /tmp/a/b/c", "echo x > /tmp/a/b/c/f", "chmod 000 /tmp/a/b /tmp/a",
+		"mkfifo /tmp/fifo /dev/shm/fifo", "ln -s / /tmp/root", "ln -s /w /dev/shm/w", "ln -s /w/keep /tmp/keep",
+		"mkdir /dev/shm/x", "echo y > /dev/shm/x/y", "chmod 000 /dev/shm/x",
+	}, " && ")
+	for _, script := range []string{leave, "mkdir -p " + deep + " && echo z > " + deep + "/z"} {
+		if res := runIn(t, p, Spec{Args: []string{"sh", "-c", script + " && echo left"}, Dir: dir, DiscardWrites: true}); res.Status != OK || string(res.Stdout) != "left\n" {
+			t.Fatalf("run 1 (%s): status %s stdout %q stderr %q", script, res.Status, res.Stdout, res.Stderr)
+		}
+		res := runIn(t, p, Spec{Args: []string{"sh", "-c", "ls -A /tmp /dev/shm; cat /w/keep"}, Dir: dir})
+		if want := "/dev/shm:\n\n/tmp:\nkept\n"; res.Status != OK || string(res.Stdout) != want {
+			t.Fatalf("run 2 after %q: status %s stdout %q; want %q", script, res.Status, res.Stdout, want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "keep")); err != nil || string(b) != "kept\n" {
+		t.Fatalf("the work dir's file behind the symlinks: %q, %v", b, err)
+	}
+}

@@ -21,4 +21,12 @@
 
 void oj_init_main(void);
 
+/* Scratch file systems kept across runs (scratch_linux.c): 0 is /tmp, 1 is /dev/shm.
+   oj_scratch_ready mounts one with this size unless it is mounted with it already;
+   oj_scratch_reset empties them after a run (replacing one that cannot be emptied). */
+#define OJ_NSCRATCH 2
+int oj_scratch_ready(int i, unsigned long long size);
+const char *oj_scratch_path(int i);
+void oj_scratch_reset(void);
+
 #endif

@@ -227,7 +227,7 @@ static void hello(void) {
 		snprintf(p, sizeof p, "%s/dev/%s", root, links[i][1]);
 		if (symlink(links[i][0], p) < 0) fail_hello("symlink /dev");
 	}
-	// /dev/shm is only a mount point: each run gets a fresh tmpfs there (run_one).
+	// /dev/shm is only a mount point: the slot's scratch tmpfs goes there (run_one).
 	snprintf(p, sizeof p, "%s/dev/shm", root);
 	if (mkdir(p, 0755) < 0) fail_hello("mkdir /dev/shm");
 	// The layers of a work dir given by the host (run_one), out of the runs' reach.
@@ -399,7 +399,7 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 	struct resp rs;
 	memset(&rs, 0, sizeof rs);
 	struct rd r = {msgbuf, (size_t)n, 0};
-	int mounted_w = 0, mounted_tmp = 0, mounted_shm = 0, mounted_lower = 0, mounted_upper = 0;
+	int mounted_w = 0, mounted_lower = 0, mounted_upper = 0;
 	struct child_arg a;
 	memset(&a, 0, sizeof a);
 	char *argv[MAXSTR], *envp[MAXSTR], *extra[MAXEXTRA];
@@ -473,20 +473,12 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 		if (mount("tmpfs", "/w", "tmpfs", MS_NOSUID | MS_NODEV, opt) < 0) SE("mount work tmpfs: %s", strerror(errno));
 	}
 	mounted_w = 1;
-	{
-		char opt[128];
-		snprintf(opt, sizeof opt, "size=%llu,mode=1777", (unsigned long long)tsize);
-		if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opt) < 0) SE("mount /tmp: %s", strerror(errno));
-	}
-	mounted_tmp = 1;
-	{
-		// POSIX shared memory (shm_open) of this run only: a fresh tmpfs whose pages are
-		// charged to the run's cgroup, like its /tmp, and gone with the run.
-		char opt[128];
-		snprintf(opt, sizeof opt, "size=%llu,mode=1777", (unsigned long long)ssize);
-		if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opt) < 0) SE("mount /dev/shm: %s", strerror(errno));
-	}
-	mounted_shm = 1;
+	// /tmp, and /dev/shm for POSIX shared memory (shm_open): tmpfs whose pages are
+	// charged to the run's cgroup, kept by the slot and emptied after each run
+	// (scratch_linux.c), so a run sees nothing an earlier one left there.
+	uint64_t scratch_size[OJ_NSCRATCH] = {tsize, ssize};
+	for (int i = 0; i < OJ_NSCRATCH; i++)
+		if (oj_scratch_ready(i, scratch_size[i]) < 0) SE("mount %s: %s", oj_scratch_path(i), strerror(errno));
 
 	char pbuf[MAXSTR];
 	a.path = resolve(argv[0], envp, pbuf, sizeof pbuf);
@@ -531,8 +523,7 @@ done:
 	// cheaper than a lazy one; MNT_DETACH is only the fallback.
 	if (mounted_w && umount2("/w", 0) < 0 && umount2("/w", MNT_DETACH) < 0 && !rs.setup_failed)
 		se(&rs, "unmount work dir: %s", strerror(errno));
-	if (mounted_tmp && umount2("/tmp", 0) < 0) umount2("/tmp", MNT_DETACH);
-	if (mounted_shm && umount2("/dev/shm", 0) < 0) umount2("/dev/shm", MNT_DETACH);
+	oj_scratch_reset();
 	// The host still holds both layers (it reads the upper after the run), so these
 	// mounts are busy: detach them; the host's close frees the upper tmpfs.
 	if (mounted_upper) umount2(OJ_LAYERS "/upper", MNT_DETACH);
