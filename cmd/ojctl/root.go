@@ -69,7 +69,8 @@ Server and token come from --server/--token, then an explicit --context, then th
 OJCTL_SERVER/OJCTL_TOKEN environment variables, then the current context of
 ~/.config/ojctl/config.yaml (see "ojctl config --help").
 
-Commands that change something (reclaim, dlq replay, trim, rejudge, cancel) accept
+Commands that change something (reclaim, dlq replay, dlq purge, trim, rejudge, cancel,
+problem rm) accept
 --dry-run (show the counts, change nothing) and --yes (do not ask). On a terminal
 without --yes they show the dry-run count and ask y/N; without a terminal and without
 --yes they refuse.
