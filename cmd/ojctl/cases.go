@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"oj/core/api/client"
 	"oj/core/api/wire"
+	"oj/tui/shared"
 )
 
 // wrapWidth is where long values (a dead submission's reason, a checker's message) wrap:
@@ -42,7 +42,7 @@ func printFieldsWrapped(p *printer, pairs [][2]string) {
 // wrapLines wraps s (made safe for a terminal) at width columns, breaking words longer
 // than a line; it keeps s's own line breaks and returns at least one line.
 func wrapLines(s string, width int) []string {
-	s = strings.TrimRight(terminalSafe(s), "\n")
+	s = strings.TrimRight(shared.Safe(s), "\n")
 	lines := strings.Split(ansi.Wrap(s, max(width, 20), " "), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -50,30 +50,9 @@ func wrapLines(s string, width int) []string {
 	return lines
 }
 
-// terminalSafe shows the control characters of text from contestants and problem setters
-// as \xNN, so that what a solution printed cannot move the cursor, change colours or
-// retitle the operator's terminal. Newlines and tabs stay (a tab becomes spaces).
-func terminalSafe(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // oneLine is text for one table cell: terminal-safe, line breaks shown as " ⏎ ".
 func oneLine(s string) string {
-	return strings.ReplaceAll(strings.TrimRight(terminalSafe(s), "\n"), "\n", " ⏎ ")
+	return strings.ReplaceAll(strings.TrimRight(shared.Safe(s), "\n"), "\n", " ⏎ ")
 }
 
 // caseDetails fetches GET /api/v1/submissions/{id}/cases/{n} for cases.

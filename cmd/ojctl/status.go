@@ -11,6 +11,7 @@ import (
 
 	"oj/core/api/client"
 	"oj/core/api/wire"
+	"oj/tui/shared"
 )
 
 func newStatusCmd(a *app) *cobra.Command {
@@ -182,7 +183,7 @@ func printSubmission(p *printer, s *wire.Submission) {
 	printFieldsWrapped(p, fields)
 	if s.CompileOutput != "" {
 		p.heading("Compile output")
-		p.printf("%s\n", strings.TrimRight(terminalSafe(s.CompileOutput), "\n"))
+		p.printf("%s\n", strings.TrimRight(shared.Safe(s.CompileOutput), "\n"))
 	}
 	if len(s.Cases) > 0 {
 		p.heading("Cases")

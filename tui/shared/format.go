@@ -91,9 +91,11 @@ func Fit(s string, width, height int) string {
 	return strings.Join(lines, "\n")
 }
 
-// OneLine puts s on one line (newlines and tabs become spaces) cut at n columns.
+// OneLine puts s on one line (newlines and tabs become spaces) cut at n columns; its
+// control characters are shown as Safe shows them.
 func OneLine(s string, n int) string {
 	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+	s = Safe(s)
 	return ansi.Truncate(s, n, "…")
 }
 

@@ -2,37 +2,16 @@ package trace
 
 import (
 	"fmt"
+	"oj/tui/shared"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
-// clean makes text from solutions, packages and workers safe to draw: control characters
-// are shown as \xNN (an escape sequence must not repaint the dashboard), tabs become
-// spaces, and invalid UTF-8 becomes U+FFFD. Newlines stay.
-func clean(s string) string {
-	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\r\n", "\n"), "\uFFFD")
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // wrap breaks s into lines of at most width columns, at spaces where it can and inside
 // words longer than a line; s's own line breaks are kept. It returns at least one line.
 func wrap(s string, width int) []string {
-	s = strings.TrimRight(clean(s), "\n")
+	s = strings.TrimRight(shared.Safe(s), "\n")
 	lines := strings.Split(ansi.Wrap(s, max(width, 8), " "), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
