@@ -31,7 +31,8 @@ func (o *Ops) Purge(ctx context.Context, req Request, p PurgeParams) (PurgeCount
 	return audited(ctx, o, req, ActionPurge, p, false, func(ctx context.Context, db store.DB) (PurgeCounts, error) {
 		var c PurgeCounts
 		now := o.clock.Now()
-		purge := func(ids []string) error {
+		var err error
+		c.Requested, err = deadLetterBatches(ctx, db, p.IDs, p.All, func(ids []string) error {
 			n, err := o.requeue(ctx, req.DryRun, func(tx pgx.Tx) (int, error) {
 				return store.PurgeDeadLetters(ctx, tx, ids, req.Actor, now)
 			})
@@ -41,35 +42,42 @@ func (o *Ops) Purge(ctx context.Context, req Request, p PurgeParams) (PurgeCount
 				c.Purged += n
 			}
 			return err
-		}
-		if !p.All {
-			c.Requested = len(p.IDs)
-			for i := 0; i < len(p.IDs); i += batch {
-				if err := purge(p.IDs[i:min(i+batch, len(p.IDs))]); err != nil {
-					return c, err
-				}
-			}
-			return c, nil
-		}
-		var since time.Time
-		after := ""
-		for {
-			page, err := store.ListDeadLetters(ctx, db, batch, since, after)
-			if err != nil || len(page) == 0 {
-				return c, err
-			}
-			ids := make([]string, len(page))
-			for i, d := range page {
-				ids[i] = d.SubmissionID
-			}
-			c.Requested += len(ids)
-			if err := purge(ids); err != nil {
-				return c, err
-			}
-			since, after = page[len(page)-1].DeadSince, page[len(page)-1].SubmissionID
-			if len(page) < batch {
-				return c, nil
-			}
-		}
+		})
+		return c, err
 	})
+}
+
+// deadLetterBatches hands fn the dead letters an action names, a batch at a time: ids, or
+// with all every dead letter, paged oldest first (letters that die meanwhile may be in
+// it). It returns how many ids it handed over, or were asked for.
+func deadLetterBatches(ctx context.Context, db store.DB, ids []string, all bool, fn func([]string) error) (int, error) {
+	if !all {
+		for i := 0; i < len(ids); i += batch {
+			if err := fn(ids[i:min(i+batch, len(ids))]); err != nil {
+				return len(ids), err
+			}
+		}
+		return len(ids), nil
+	}
+	n := 0
+	var since time.Time
+	after := ""
+	for {
+		page, err := store.ListDeadLetters(ctx, db, batch, since, after)
+		if err != nil || len(page) == 0 {
+			return n, err
+		}
+		ids := make([]string, len(page))
+		for i, d := range page {
+			ids[i] = d.SubmissionID
+		}
+		n += len(ids)
+		if err := fn(ids); err != nil {
+			return n, err
+		}
+		since, after = page[len(page)-1].DeadSince, page[len(page)-1].SubmissionID
+		if len(page) < batch {
+			return n, nil
+		}
+	}
 }

@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,40 +29,13 @@ func (o *Ops) Replay(ctx context.Context, req Request, p ReplayParams) (ReplayCo
 	return audited(ctx, o, req, ActionReplay, p, false, func(ctx context.Context, db store.DB) (ReplayCounts, error) {
 		var c ReplayCounts
 		now := o.clock.Now()
-		replay := func(ids []string) error {
+		var err error
+		c.Requested, err = deadLetterBatches(ctx, db, p.IDs, p.All, func(ids []string) error {
 			n, err := o.requeue(ctx, req.DryRun, func(tx pgx.Tx) (int, error) { return store.Replay(ctx, tx, ids, req.Actor, now) })
 			c.Replayed += n
 			return err
-		}
-		if !p.All {
-			c.Requested = len(p.IDs)
-			for i := 0; i < len(p.IDs); i += batch {
-				if err := replay(p.IDs[i:min(i+batch, len(p.IDs))]); err != nil {
-					return c, err
-				}
-			}
-			return c, nil
-		}
-		var since time.Time
-		after := ""
-		for {
-			page, err := store.ListDeadLetters(ctx, db, batch, since, after)
-			if err != nil || len(page) == 0 {
-				return c, err
-			}
-			ids := make([]string, len(page))
-			for i, d := range page {
-				ids[i] = d.SubmissionID
-			}
-			c.Requested += len(ids)
-			if err := replay(ids); err != nil {
-				return c, err
-			}
-			since, after = page[len(page)-1].DeadSince, page[len(page)-1].SubmissionID
-			if len(page) < batch {
-				return c, nil
-			}
-		}
+		})
+		return c, err
 	})
 }
 
