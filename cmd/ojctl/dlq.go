@@ -88,12 +88,7 @@ Exit code 3 when fewer were replayed than asked for (some ids were not dead lett
 		Example: `  ojctl dlq replay --all --dry-run
   ojctl dlq replay 0190a3c4-... 0190a3c5-...
   ojctl dlq replay --all --yes -o json      # from cron`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if all == (len(args) > 0) {
-				return usagef("give the dead letters' submission ids, or --all (one of the two)")
-			}
-			return nil
-		},
+		Args: idsOrAll(&all),
 		RunE: a.run(func(cmd *cobra.Command, args []string) error {
 			c, err := a.client()
 			if err != nil {
@@ -139,12 +134,7 @@ Exit code 3 when fewer were purged than asked for (some ids were not dead letter
   ojctl dlq ls -o json \
     | jq -r '.items[] | select(.last_error | test("unknown language")) | .submission_id' \
     | xargs -r ojctl dlq purge --yes`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if all == (len(args) > 0) {
-				return usagef("give the dead letters' submission ids, or --all (one of the two)")
-			}
-			return nil
-		},
+		Args: idsOrAll(&all),
 		RunE: a.run(func(cmd *cobra.Command, args []string) error {
 			c, err := a.client()
 			if err != nil {
@@ -158,16 +148,24 @@ Exit code 3 when fewer were purged than asked for (some ids were not dead letter
 					if err != nil {
 						return effect{}, err
 					}
-					count := [2]string{"Purged", itoa(r.Purged)}
-					if r.DryRun {
-						count = [2]string{"Would purge", itoa(r.WouldPurge)}
-					}
-					return effect{result: r, changes: r.Purged + r.WouldPurge, requested: r.Requested,
-						fields: [][2]string{{"Requested", itoa(r.Requested)}, count}}, nil
+					n, row := doneOrWould(r.DryRun, "Purged", "Would purge", r.Purged, r.WouldPurge)
+					return effect{result: r, changes: n, requested: r.Requested,
+						fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}, nil
 				}})
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "purge every dead letter")
 	s.register(cmd)
 	return cmd
+}
+
+// idsOrAll checks that a dead-letter action names its dead letters by id or with --all,
+// not both and not neither.
+func idsOrAll(all *bool) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if *all == (len(args) > 0) {
+			return usagef("give the dead letters' submission ids, or --all (one of the two)")
+		}
+		return nil
+	}
 }
