@@ -32,6 +32,9 @@ type Pool struct {
 
 	reaped  []string // cgroups of dead pools removed at start
 	reapErr error
+
+	dynmods    cgroup.Dynmods // what Config.FavorDynmods found or did at start
+	dynmodsErr error
 }
 
 // Reaped returns the cgroup directories of dead workers' pools that NewPool removed,
@@ -84,6 +87,10 @@ func NewPool(cfg Config) (*Pool, error) {
 	}
 	p := &Pool{cfg: cfg, cg: cg, bpf: bpf, devnull: devnull, free: make(chan *slot, cfg.PoolSize),
 		reaped: reaped, reapErr: reapErr}
+	if cfg.FavorDynmods {
+		// Not fatal: runs are as correct without it, each join only slower.
+		p.dynmods, p.dynmodsErr = cgroup.FavorDynmods()
+	}
 	p.binds = append(append([]string{}, cfg.ReadOnly...), cfg.EtcFiles...)
 	errs := make([]error, cfg.PoolSize)
 	p.slots = make([]*slot, cfg.PoolSize)
@@ -165,6 +172,11 @@ func (p *Pool) Config() Config { return p.cfg }
 
 // CgroupVersion reports the cgroup hierarchy in use (1 or 2).
 func (p *Pool) CgroupVersion() int { return p.cg.Version() }
+
+// Dynmods says whether joining a cgroup is cheap on this host (cgroup.FavorDynmods), as
+// found or set at start, and why not when it could not be set. The zero value and a nil
+// error: Config.FavorDynmods was false.
+func (p *Pool) Dynmods() (cgroup.Dynmods, error) { return p.dynmods, p.dynmodsErr }
 
 // Run runs spec in a free slot and waits for it (or for ctx, which kills the run).
 // err is non-nil exactly when Status is SE, with the same text in Result.Error.

@@ -2,7 +2,11 @@
 
 package sandbox
 
-import "context"
+import (
+	"context"
+
+	"oj/sandbox/cgroup"
+)
 
 // Pool is unavailable outside Linux; NewPool returns ErrUnsupported.
 type Pool struct{}
@@ -23,6 +27,9 @@ func (*Pool) Config() Config { return Config{} }
 
 // CgroupVersion returns 0.
 func (*Pool) CgroupVersion() int { return 0 }
+
+// Dynmods returns ErrUnsupported.
+func (*Pool) Dynmods() (cgroup.Dynmods, error) { return cgroup.Dynmods{}, ErrUnsupported }
 
 // ReadWorkFile returns ErrUnsupported.
 func ReadWorkFile(dir, name string, max int64) ([]byte, error) { return nil, ErrUnsupported }

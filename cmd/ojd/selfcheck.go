@@ -35,9 +35,28 @@ func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, workDi
 		return fmt.Errorf("worker self-check: judge.languages_file: configured languages this host cannot run: %s "+
 			"(install their toolchains, or point judge.languages_file at a file without them)", strings.Join(list, "; "))
 	}
+	logDynmods(log, cfg, pool)
 	log.Info("worker self-check passed", "cgroup_version", pool.CgroupVersion(), "languages", j.Languages().IDs(),
 		"sandbox_run_ms", res.Wall.Milliseconds())
 	return nil
+}
+
+// logDynmods says whether a run joins its cgroup cheaply on this host (see
+// sandbox.favor_dynmods): not a reason to stop, but judging is slower without it.
+func logDynmods(log *slog.Logger, cfg sandbox.Config, pool *sandbox.Pool) {
+	d, err := pool.Dynmods()
+	const cost = "each sandboxed run may wait about 10 ms for an RCU grace period when it joins its cgroup"
+	switch {
+	case !cfg.FavorDynmods:
+		log.Info("sandbox.favor_dynmods is false: the host's cgroup2 favordynmods option is left as it is; without it " + cost)
+	case err != nil:
+		log.Warn("could not set the cgroup2 option favordynmods; "+cost, "err", err)
+	case d.Mount == "":
+		log.Warn("no cgroup2 mount to set favordynmods on; " + cost)
+	case d.Enabled:
+		log.Info("set favordynmods on the host's cgroup2 mount: runs join their cgroups without waiting for an RCU grace period "+
+			"(host-wide; sandbox.favor_dynmods: false leaves the host alone)", "mount", d.Mount)
+	}
 }
 
 // writeProbe runs what every compile does, small: a program writes a file in its work
