@@ -208,6 +208,17 @@ metrics_ports() {
 		echo "api :8080, dispatcher :9101, worker :9102 serve /metrics"'
 }
 check "guest: metrics on :8080, :9101, :9102" metrics_ports || true
+favordynmods() {
+	# The worker sets favordynmods on systemd's cgroup2 mount (sandbox.favor_dynmods) and
+	# must keep what systemd mounted it with.
+	vm 'set -e
+		m=$(grep " - cgroup2 " /proc/self/mountinfo); echo "$m"
+		case "$m" in *favordynmods*) ;; *) echo "favordynmods not set"; exit 1 ;; esac
+		case "$m" in *nsdelegate*) ;; *) echo "nsdelegate lost"; exit 1 ;; esac
+		case "$m" in *nosuid,nodev,noexec*) ;; *) echo "nosuid,nodev,noexec lost"; exit 1 ;; esac
+		journalctl -u ojd-worker --no-pager | grep -m1 favordynmods'
+}
+check "guest: the worker set cgroup2 favordynmods, keeping systemd's options" favordynmods || true
 
 # --- judge ------------------------------------------------------------------------------
 P=$RUN/problem/aplusb
