@@ -68,11 +68,12 @@ func caseDetails(ctx context.Context, c *client.Client, id string, cases []wire.
 	return out, nil
 }
 
-// failedCases are the cases whose output is worth reading: every one not AC.
+// failedCases are the cases whose output is worth reading: every one not AC, and not SK
+// (skipped after an earlier failure: it never ran, so it wrote nothing).
 func failedCases(s *wire.Submission) []wire.Case {
 	var out []wire.Case
 	for _, c := range s.Cases {
-		if c.Verdict != "AC" {
+		if c.Verdict != "AC" && c.Verdict != "SK" {
 			out = append(out, c)
 		}
 	}

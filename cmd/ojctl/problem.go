@@ -123,6 +123,7 @@ func printProblem(p *printer, pr *wire.Problem) {
 		{"Memory limit", fmt.Sprintf("%d MiB", pr.MemoryLimitMB)},
 		{"Checker", pr.Checker},
 		{"Interactive", yesNo(pr.Interactive)},
+		{"Stop on first failure", yesNo(pr.StopOnFirstFailure)},
 		{"Cases", itoa(pr.CaseCount)},
 		{"SHA-256", pr.SHA256},
 		{"Created", stamp(pr.CreatedAt)},

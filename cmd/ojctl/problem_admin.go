@@ -55,7 +55,7 @@ found" for an archived problem: it takes no submissions until it is pushed again
 						itoa(pr.Submissions), arch, stamp(pr.UpdatedAt)})
 				}
 				p.table([]string{"ID", "TITLE", "VERSION", "CASES", "SUBMISSIONS", "ARCHIVED", "UPDATED"}, rows)
-				p.printf("%d problems, %d archived\n", len(list.Items), nArchived)
+				p.printf("%s, %d archived\n", plural(len(list.Items), "problem"), nArchived)
 			})
 		}),
 	}
@@ -130,11 +130,15 @@ func removal(r *wire.ProblemRemoved, done bool) string {
 		verb = strings.TrimSuffix(verb, "d")
 	}
 	if r.Action == "archived" {
-		noun := "submissions"
-		if r.Submissions == 1 {
-			noun = "submission"
-		}
-		return fmt.Sprintf("%s %s (%d %s kept)", verb, r.ID, r.Submissions, noun)
+		return fmt.Sprintf("%s %s (%s kept)", verb, r.ID, plural(int(r.Submissions), "submission"))
 	}
 	return verb + " " + r.ID
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

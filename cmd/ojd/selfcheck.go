@@ -36,8 +36,9 @@ func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, workDi
 			"(install their toolchains, or point judge.languages_file at a file without them)", strings.Join(list, "; "))
 	}
 	logDynmods(log, cfg, pool)
-	log.Info("worker self-check passed", "cgroup_version", pool.CgroupVersion(), "languages", j.Languages().IDs(),
-		"sandbox_run_ms", res.Wall.Milliseconds())
+	d, _ := pool.Dynmods()
+	log.Info("worker self-check passed", "cgroup_version", pool.CgroupVersion(), "cgroup_favordynmods", d.On(),
+		"languages", j.Languages().IDs(), "sandbox_run_ms", res.Wall.Milliseconds())
 	return nil
 }
 
