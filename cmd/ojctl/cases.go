@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"oj/core/api/client"
 	"oj/core/api/wire"
 	"oj/tui/shared"
@@ -30,24 +28,13 @@ func printFieldsWrapped(p *printer, pairs [][2]string) {
 	label := p.r.NewStyle().Bold(true).Width(width + 2)
 	indent := strings.Repeat(" ", width+2)
 	for _, kv := range pairs {
-		lines := wrapLines(kv[1], wrapWidth-width-2)
+		lines := shared.Wrap(kv[1], max(wrapWidth-width-2, 20))
 		style := p.tint(p.r.NewStyle(), kv[1])
 		p.printf("%s%s\n", label.Render(kv[0]+":"), style.Render(lines[0]))
 		for _, l := range lines[1:] {
 			p.printf("%s%s\n", indent, style.Render(l))
 		}
 	}
-}
-
-// wrapLines wraps s (made safe for a terminal) at width columns, breaking words longer
-// than a line; it keeps s's own line breaks and returns at least one line.
-func wrapLines(s string, width int) []string {
-	s = strings.TrimRight(shared.Safe(s), "\n")
-	lines := strings.Split(ansi.Wrap(s, max(width, 20), " "), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return lines
 }
 
 // oneLine is text for one table cell: terminal-safe, line breaks shown as " ⏎ ".
@@ -108,7 +95,7 @@ func printCaseOutputs(p *printer, details []wire.CaseDetail, more int) {
 				continue
 			}
 			p.printf("%s\n", ex.name+":")
-			for _, l := range wrapLines(ex.text, wrapWidth-2) {
+			for _, l := range shared.Wrap(ex.text, max(wrapWidth-2, 20)) {
 				p.printf("  %s\n", l)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Safe makes text that came from contestants, problem setters or workers (solution
@@ -27,4 +29,16 @@ func Safe(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Wrap makes s safe (Safe) and breaks it into lines of at most width columns (8 at the
+// least), at spaces where it can and inside words longer than a line; s's own line
+// breaks are kept. It returns at least one line.
+func Wrap(s string, width int) []string {
+	s = strings.TrimRight(Safe(s), "\n")
+	lines := strings.Split(ansi.Wrap(s, max(width, 8), " "), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
 }

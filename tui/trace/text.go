@@ -2,28 +2,18 @@ package trace
 
 import (
 	"fmt"
-	"oj/tui/shared"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-)
 
-// wrap breaks s into lines of at most width columns, at spaces where it can and inside
-// words longer than a line; s's own line breaks are kept. It returns at least one line.
-func wrap(s string, width int) []string {
-	s = strings.TrimRight(shared.Safe(s), "\n")
-	lines := strings.Split(ansi.Wrap(s, max(width, 8), " "), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return lines
-}
+	"oj/tui/shared"
+)
 
 // hang is prefix followed by s wrapped to fit width, its continuation lines indented
 // under s's first line.
 func hang(prefix, s string, width int) string {
 	pw := ansi.StringWidth(prefix)
-	lines := wrap(s, width-pw)
+	lines := shared.Wrap(s, width-pw)
 	indent := strings.Repeat(" ", pw)
 	for i := 1; i < len(lines); i++ {
 		lines[i] = indent + lines[i]
@@ -34,7 +24,7 @@ func hang(prefix, s string, width int) string {
 // block is s wrapped at width-2 and indented by two columns, at most maxLines lines; the
 // rest is counted in a last line.
 func block(s string, width, maxLines int, more func(n int) string) string {
-	lines := wrap(s, width-2)
+	lines := shared.Wrap(s, width-2)
 	extra := 0
 	if len(lines) > maxLines {
 		lines, extra = lines[:maxLines], len(lines)-maxLines
