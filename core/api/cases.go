@@ -27,16 +27,6 @@ const (
 	maxExcerpt = 64 << 10
 )
 
-// storedCases is the part of runs/<submission>/<attempt>/cases.json the API uses: the
-// worker's output excerpts of each case, by case index. Anything else in it is ignored.
-type storedCases struct {
-	Cases []struct {
-		Index  int    `json:"index"`
-		Stdout string `json:"stdout"`
-		Stderr string `json:"stderr"`
-	} `json:"cases"`
-}
-
 // getCase is GET /api/v1/submissions/{id}/cases/{n}: case n (its index, as in the
 // submission's cases) of the current result, with what the solution wrote. The case
 // fields come from PostgreSQL; the excerpts from the object store, for the attempt that
@@ -130,7 +120,7 @@ func (s *Server) readExcerpts(ctx context.Context, id string, attempt, n int) (s
 	if s.d.Objects == nil {
 		return "", "", "no output excerpts: this server has no object store configured", nil
 	}
-	key := objstore.RunKey(id, attempt, "cases.json")
+	key := objstore.RunKey(id, attempt, objstore.CasesFile)
 	rc, err := s.d.Objects.Get(ctx, key)
 	if errors.Is(err, objstore.ErrNotFound) {
 		return "", "", fmt.Sprintf("no output excerpts stored for attempt %d (the worker's judge.store_artefacts is off, or %s was removed)", attempt, key), nil
@@ -146,7 +136,7 @@ func (s *Server) readExcerpts(ctx context.Context, id string, attempt, n int) (s
 	if len(b) > maxCasesObject {
 		return "", "", fmt.Sprintf("output excerpts not shown: %s is over %d MiB", key, maxCasesObject>>20), nil
 	}
-	var sc storedCases
+	var sc objstore.RunCases
 	if err := json.Unmarshal(b, &sc); err != nil {
 		return "", "", fmt.Sprintf("output excerpts not shown: %s is not valid JSON (%v)", key, err), nil
 	}

@@ -13,13 +13,14 @@ import (
 	"oj/core/job"
 	"oj/core/judge/check"
 	"oj/core/judge/lang"
+	"oj/core/judge/objstore"
 )
 
 // caseOutcome is one case's result before scoring: res.Score is filled by score().
 type caseOutcome struct {
 	res    job.CaseResult
 	points float64 // fraction of the case's score earned
-	art    caseArt
+	art    objstore.RunCase
 }
 
 // markerScan bounds how much of stderr is searched for a language's OOM marker.

@@ -13,6 +13,7 @@ import (
 	"oj/core/job"
 	"oj/core/judge/cache"
 	"oj/core/judge/lang"
+	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 )
 
@@ -35,16 +36,8 @@ type task struct {
 
 // artefacts are what goes to the object store next to the results.
 type artefacts struct {
-	CompileLog string    `json:"-"`
-	Cases      []caseArt `json:"cases"`
-}
-
-type caseArt struct {
-	Index   int         `json:"index"`
-	Verdict job.Verdict `json:"verdict"`
-	Stdout  string      `json:"stdout"`
-	Stderr  string      `json:"stderr"`
-	Checker string      `json:"checker,omitempty"`
+	CompileLog string
+	Cases      []objstore.RunCase
 }
 
 func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
@@ -108,7 +101,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 		if spec.StopOnFirstFailure && failed == 0 && co.res.Verdict != job.VerdictAC {
 			failed = i
 		}
-		co.art.Index, co.art.Verdict = i, co.res.Verdict
+		co.art.Index, co.art.Verdict = i, string(co.res.Verdict)
 		arts.Cases = append(arts.Cases, co.art)
 		results = append(results, co)
 		job.ReportCase(ctx, co.res)

@@ -44,6 +44,29 @@ func RunKey(submission string, attempt int, name string) string {
 	return fmt.Sprintf("runs/%s/%d/%s", submission, attempt, name)
 }
 
+// Names of an attempt's artefacts under RunKey.
+const (
+	CompileLogFile = "compile.log" // the compiler's output, as text
+	CasesFile      = "cases.json"  // RunCases
+)
+
+// RunCases is an attempt's cases.json: what each case's programs wrote, each excerpt
+// bounded by judge.excerpt_bytes. The worker writes it; the API reads it back (as
+// untrusted input: the store is not the worker).
+type RunCases struct {
+	Cases []RunCase `json:"cases"`
+}
+
+// RunCase is one case of RunCases. Checker is the checker's or interactor's whole
+// message (admins only).
+type RunCase struct {
+	Index   int    `json:"index"`
+	Verdict string `json:"verdict"`
+	Stdout  string `json:"stdout"`
+	Stderr  string `json:"stderr"`
+	Checker string `json:"checker,omitempty"`
+}
+
 // SHA256Hex returns the hex sha256 of b.
 func SHA256Hex(b []byte) string {
 	s := sha256.Sum256(b)
