@@ -30,10 +30,18 @@ func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// queryDryRun reads ?dry_run=true.
-func queryDryRun(r *http.Request) bool {
-	b, _ := strconv.ParseBool(r.URL.Query().Get("dry_run"))
-	return b
+// queryDryRun reads ?dry_run=true. It is strict: a misspelt value is a 400, never a
+// real run that was meant to be a dry one.
+func queryDryRun(r *http.Request) (bool, error) {
+	v := r.URL.Query().Get("dry_run")
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errorf(http.StatusBadRequest, codeBadRequest, "dry_run: %q (want true or false)", v)
+	}
+	return b, nil
 }
 
 // queryInt reads an integer query parameter within [1, max], def when absent.

@@ -108,7 +108,10 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token
 			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id", id)
 		}
 	}
-	or := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.opsRequest(r, tok, req.DryRun)
+	if err != nil {
+		return err
+	}
 	c, err := s.ops.Replay(r.Context(), or, ops.ReplayParams{IDs: req.IDs, All: req.All})
 	if err != nil {
 		return unavailable("replay", err)

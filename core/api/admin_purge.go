@@ -30,7 +30,10 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, tok *store.Token)
 		}
 		req.IDs[i] = u.String()
 	}
-	or := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.opsRequest(r, tok, req.DryRun)
+	if err != nil {
+		return err
+	}
 	c, err := s.ops.Purge(r.Context(), or, ops.PurgeParams{IDs: req.IDs, All: req.All})
 	if err != nil {
 		return unavailable("purge", err)

@@ -27,7 +27,10 @@ func (s *Server) reclaim(w http.ResponseWriter, r *http.Request, tok *store.Toke
 		}
 		p.MinIdle = time.Duration(*req.MinIdleMS) * time.Millisecond
 	}
-	or := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.opsRequest(r, tok, req.DryRun)
+	if err != nil {
+		return err
+	}
 	c, err := s.ops.Reclaim(r.Context(), or, p)
 	if err != nil {
 		return unavailable("reclaim", err)
@@ -50,7 +53,11 @@ func doneOrWould(dryRun bool, n int) (done, would int) {
 }
 
 // opsRequest is who asks for an admin action: the token's name, dry_run from the body or
-// the query, and the request's trace id.
-func (s *Server) opsRequest(r *http.Request, tok *store.Token, dryRun bool) ops.Request {
-	return ops.Request{Actor: tok.Name, DryRun: dryRun || queryDryRun(r), TraceID: infoFrom(r.Context()).traceID}
+// the query (a misspelt query value is a 400), and the request's trace id.
+func (s *Server) opsRequest(r *http.Request, tok *store.Token, dryRun bool) (ops.Request, error) {
+	q, err := queryDryRun(r)
+	if err != nil {
+		return ops.Request{}, err
+	}
+	return ops.Request{Actor: tok.Name, DryRun: dryRun || q, TraceID: infoFrom(r.Context()).traceID}, nil
 }

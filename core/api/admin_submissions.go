@@ -52,7 +52,8 @@ func (s *Server) submissionAction(w http.ResponseWriter, r *http.Request, tok *s
 	}
 	id := r.PathValue("id")
 	infoFrom(r.Context()).submissionID = id
-	return s.opsRequest(r, tok, req.DryRun), id, nil
+	or, err := s.opsRequest(r, tok, req.DryRun)
+	return or, id, err
 }
 
 // rejudgeProblem is POST /admin/v1/problems/{id}/rejudge: every judged submission of the
@@ -66,7 +67,10 @@ func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *sto
 	if !problemID.MatchString(id) {
 		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
 	}
-	or := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.opsRequest(r, tok, req.DryRun)
+	if err != nil {
+		return err
+	}
 	c, err := s.ops.RejudgeProblem(r.Context(), or, id)
 	if err != nil {
 		return opsError("rejudge", err, fmt.Sprintf("unknown problem %q", id))

@@ -23,7 +23,10 @@ func (s *Server) trim(w http.ResponseWriter, r *http.Request, tok *store.Token) 
 	if err := p.Validate(); err != nil {
 		return errorf(http.StatusBadRequest, codeBadRequest, "%v", err)
 	}
-	or := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.opsRequest(r, tok, req.DryRun)
+	if err != nil {
+		return err
+	}
 	c, err := s.ops.Trim(r.Context(), or, p)
 	if err != nil {
 		return unavailable("trim", err)

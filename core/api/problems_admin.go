@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"oj/core/api/wire"
 	"oj/core/store"
@@ -46,16 +45,11 @@ func (s *Server) removeProblem(w http.ResponseWriter, r *http.Request, tok *stor
 	if !problemID.MatchString(id) {
 		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
 	}
-	// A DELETE that misspelt its dry run must not delete: dry_run is parsed strictly.
-	dry := false
-	if v := r.URL.Query().Get("dry_run"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return errorf(http.StatusBadRequest, codeBadRequest, "dry_run: %q (want true or false)", v)
-		}
-		dry = b
+	// A DELETE that misspelt its dry run must not delete: opsRequest parses it strictly.
+	or, err := s.opsRequest(r, tok, false)
+	if err != nil {
+		return err
 	}
-	or := s.opsRequest(r, tok, dry)
 	c, err := s.ops.RemoveProblem(r.Context(), or, id)
 	if err != nil {
 		return opsError("remove problem", err, fmt.Sprintf("unknown problem %q", id))

@@ -48,6 +48,10 @@ func TestRemoveProblemArchivesOrDeletes(t *testing.T) {
 	if code, _, _ := e.raw("DELETE", "/api/v1/problems/aplusb?dry_run=yes", e.apienv.AdminToken, nil, nil); code != http.StatusBadRequest {
 		t.Fatalf("DELETE with a misspelt dry_run: %d, want 400", code)
 	}
+	// The same rule for every mutating admin action that takes dry_run in the query.
+	if code, _, _ := e.raw("POST", "/admin/v1/problems/aplusb/rejudge?dry_run=ture", e.apienv.AdminToken, nil, nil); code != http.StatusBadRequest {
+		t.Fatalf("rejudge with a misspelt dry_run: %d, want 400", code)
+	}
 	if _, err := e.admin.Problem(ctx, "aplusb"); err != nil {
 		t.Fatalf("a dry run (or a bad one) removed the problem: %v", err)
 	}
