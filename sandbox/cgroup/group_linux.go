@@ -32,14 +32,15 @@ type Group interface {
 	// CPU returns the CPU time used by all threads of the group since Reset.
 	CPU() (time.Duration, error)
 	// Stats reads the group's counters since Reset. The peak does not include what
-	// earlier runs left charged to the group (page cache Settle could not reclaim).
+	// earlier runs left charged to the group (page cache Settle keeps; see
+	// Stats.PeakShort).
 	Stats() (Stats, error)
 	// Settle is called after a run whose processes have all been killed and reaped:
 	// it checks that the group is empty (killing anything listed, which cannot
-	// normally happen), reclaims memory the run left charged when that is over
-	// LeftCharge, and waits for what cannot be reclaimed (tmpfs, shared memory,
-	// kernel memory) to drain back to at most LeftCharge; ErrNotDrained when it does
-	// not in time. Any other error means the group cannot be trusted for another run
+	// normally happen) and, when the run left more than LeftCharge charged besides
+	// clean page cache (which stays: see settle), reclaims and waits for what cannot
+	// be reclaimed (tmpfs, shared memory, kernel memory) to drain back to at most
+	// LeftCharge; ErrNotDrained when it does not in time. Any other error means the group cannot be trusted for another run
 	// either. A leaf group removes its run's leaf instead, waiting (EBUSY) while
 	// killed processes finish exiting; what the leaf had charged moves up to the
 	// group, whose own charge limits nothing (the limits are the leaf's).
@@ -105,6 +106,7 @@ func (m *Manager) kind(n *node) (Group, func() error) {
 type baseline struct {
 	cpu       time.Duration // v2 usage_usec
 	usage     int64         // memory charged before the run (left by earlier runs)
+	limit     int64         // the run's memory limit (0: none)
 	oomKills  int64
 	limitHits int64 // v2 "max" events
 }
@@ -116,6 +118,9 @@ func (b baseline) since(s Stats) Stats {
 	// made in advance, from which the run's first pages are then taken without moving
 	// the counter, so subtracting it would report almost nothing for a small run.
 	if b.usage > LeftCharge {
+		// A run that took the group to its limit had the kernel reclaim some of what
+		// was left, so the peak less all of it may be short of the run's own use.
+		s.PeakShort = b.limit > 0 && s.MemoryPeak >= b.limit-LeftCharge
 		s.MemoryPeak = max(0, s.MemoryPeak-b.usage)
 	}
 	s.OOMKills = max(0, s.OOMKills-b.oomKills)
@@ -123,9 +128,10 @@ func (b baseline) since(s Stats) Stats {
 	return s
 }
 
-// LeftCharge is how much memory may stay charged to a group between runs (page cache
-// of files a run read or wrote) before Settle reclaims it, so that the next run starts
-// with its memory limit free and its peak not hidden by reclaim of someone else's cache.
+// LeftCharge is how much memory other than clean page cache may stay charged to a
+// group between runs before Settle reclaims it, so that the next run starts with its
+// memory limit free. Page cache stays whatever its size: the kernel reclaims it when a
+// run needs the room (Stats.PeakShort).
 const LeftCharge = 1 << 20
 
 // ErrNotDrained is Settle's answer when the memory a run left charged to the group did
@@ -172,6 +178,15 @@ func settle(g inPlace) error {
 	cur, err := g.charge()
 	if err != nil || cur <= LeftCharge {
 		return err
+	}
+	// Clean page cache of files the run read (an interpreter's library, a compiler's
+	// headers, a test's input) stays charged to the group: the next run can reclaim it
+	// if it needs the room, and dropping it would make every run read those files from
+	// the disk again, be charged for them again, have them dropped again — a cycle that
+	// once started (after anything evicted them) halved the judging rate and tied it to
+	// the disk. Only what page cache does not explain is reclaimed and waited for.
+	if cache, err := g.pageCache(); err == nil && cur-cache <= LeftCharge {
+		return nil
 	}
 	g.reclaim(cur)
 	deadline := time.Now().Add(DrainWait)

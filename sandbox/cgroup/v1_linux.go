@@ -15,13 +15,17 @@ type v1Group struct {
 	applied    Limits
 	hasApplied bool
 	base       baseline
+	// memsw: the kernel accounts memory+swap, so a charge over the limit fails on the
+	// memsw counter first and is counted in memory.memsw.failcnt, not memory.failcnt.
+	memsw bool
 }
 
 // apply sets the group's memory (swap disabled) and pids limits.
 func (g *v1Group) apply(lim Limits) error {
 	mem := strconv.FormatInt(lim.Memory, 10)
+	g.memsw = g.has("memory", "memory.memsw.limit_in_bytes")
 	if lim.Memory > 0 {
-		if g.has("memory", "memory.memsw.limit_in_bytes") {
+		if g.memsw {
 			// memory+swap must stay ≥ memory at every step, whichever way the limit
 			// moves: lift it, set memory, then pin it to memory.
 			for _, w := range [][2]string{{"memory.memsw.limit_in_bytes", "-1"}, {"memory.limit_in_bytes", mem}, {"memory.memsw.limit_in_bytes", mem}} {
@@ -58,9 +62,9 @@ func (g *v1Group) Reset(lim Limits) error {
 			return err
 		}
 	}
-	g.base = baseline{}
-	for _, r := range [][2]string{{"cpuacct", "cpuacct.usage"}, {"memory", "memory.max_usage_in_bytes"}, {"memory", "memory.failcnt"}} {
-		if err := g.put(r[0], r[1], "0"); err != nil {
+	g.base = baseline{limit: lim.Memory}
+	for _, name := range g.restarted() {
+		if err := g.put(name[0], name[1], "0"); err != nil {
 			return fmt.Errorf("reset %w", err)
 		}
 	}
@@ -73,6 +77,23 @@ func (g *v1Group) Reset(lim Limits) error {
 	}
 	g.base.usage, _ = parseInt(v)
 	return nil
+}
+
+// failcnts are the counters of charges refused at the limit.
+func (g *v1Group) failcnts() []string {
+	if g.memsw {
+		return []string{"memory.failcnt", "memory.memsw.failcnt"}
+	}
+	return []string{"memory.failcnt"}
+}
+
+// restarted are the counters Reset writes 0 to (controller, file).
+func (g *v1Group) restarted() [][2]string {
+	out := [][2]string{{"cpuacct", "cpuacct.usage"}, {"memory", "memory.max_usage_in_bytes"}}
+	for _, name := range g.failcnts() {
+		out = append(out, [2]string{"memory", name})
+	}
+	return out
 }
 
 // ProcsFiles implements Group.
@@ -103,8 +124,11 @@ func (g *v1Group) Stats() (Stats, error) {
 	if v, err := g.get("memory", "memory.oom_control"); err == nil {
 		s.OOMKills, _ = flatKeyed(v, "oom_kill")
 	}
-	if v, err := g.get("memory", "memory.failcnt"); err == nil {
-		s.LimitHits, _ = parseInt(v)
+	for _, name := range g.failcnts() {
+		if v, err := g.get("memory", name); err == nil {
+			n, _ := parseInt(v)
+			s.LimitHits += n
+		}
 	}
 	return g.base.since(s), nil
 }

@@ -53,7 +53,7 @@ func (g *v2Group) Reset(lim Limits) error {
 			return err
 		}
 	}
-	g.base = baseline{}
+	g.base = baseline{limit: lim.Memory}
 	cpu, err := g.CPU()
 	if err != nil {
 		return err
