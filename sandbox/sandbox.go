@@ -6,9 +6,9 @@
 // new PID, mount, network, IPC and UTS namespaces, with a read-only view of the host's
 // runtime directories (Config.ReadOnly plus a filtered /etc), a minimal /dev and its
 // own /proc, after pivot_root. A run asks a free slot's init to mount the work dir at
-// /w (a fresh tmpfs, or an overlay whose writes go to a fresh tmpfs over Spec.Dir) and
-// fresh size-limited tmpfs at /tmp and /dev/shm, then to clone a child, in an IPC
-// namespace of its own, that joins the slot's
+// /w (a fresh tmpfs, or an overlay whose writes go to a fresh tmpfs over Spec.Dir),
+// with size-limited tmpfs at /tmp and /dev/shm that the slot empties after each run,
+// then to clone a child, in an IPC namespace no earlier run used, that joins the slot's
 // cgroup (memory without swap, pids, CPU accounting over all threads), sets rlimits
 // (stack, file size, open files, core 0, CPU as a backstop), drops to the slot's
 // unprivileged uid/gid, sets no_new_privs, loads the seccomp filter and execs. When the

@@ -1,5 +1,6 @@
 // The sandbox init: pid 1 of one pooled slot's PID/mount/net/IPC/UTS namespaces. Each
-// run's child gets an IPC namespace of its own on top (see run_one).
+// run gets an IPC namespace of its own: the init enters a fresh one after each run
+// (see fresh_ipc).
 //
 // It is plain C, not Go, because the per-run child is started with
 // clone(CLONE_VM|CLONE_VFORK) and must run setup code (cgroup join, rlimits, uid,
@@ -254,6 +255,35 @@ static void hello(void) {
 	send_all(ok, sizeof ok);
 }
 
+// The signals the init ignores (found once at start: nothing changes them later),
+// which the run's child must reset; every other disposition execve resets itself.
+static int ignored[NSIG], nignored;
+
+static void find_ignored(void) {
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction sa;
+		if (s == SIGKILL || s == SIGSTOP || (s >= 32 && s < SIGRTMIN)) continue;
+		if (sigaction(s, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) ignored[nignored++] = s;
+	}
+}
+
+// ipc_fresh says the init's IPC namespace has not been used by a run yet. The init
+// enters a new one after answering for a run (off the host's wait): the namespace the
+// run had, with whatever SysV objects or POSIX message queues it left, is freed by the
+// kernel (uncharging their memory) once the run's last process and the init are out of
+// it. A run never starts in a used one (run_one tries again, or fails the run).
+// unshare moves only the calling thread, and the Go runtime's other threads of this
+// process stay in the slot's first IPC namespace for good: no run may use that one
+// (its leftovers would never be freed), so the init leaves it before the first run.
+static int ipc_fresh = 0;
+
+static int fresh_ipc(void) {
+	if (ipc_fresh) return 0;
+	if (unshare(CLONE_NEWIPC) < 0) return -1;
+	ipc_fresh = 1;
+	return 0;
+}
+
 struct child_arg {
 	int in, out, err;
 	int cg[8];
@@ -302,10 +332,8 @@ static int child(void *p) {
 	sigset_t none;
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0) goto fail;
-	for (int s = 1; s < NSIG; s++) {
-		if (s == SIGKILL || s == SIGSTOP || (s >= 32 && s < SIGRTMIN)) continue;
-		signal(s, SIG_DFL);
-	}
+	// execve resets caught signals to their default; only ignored ones would stay so.
+	for (int i = 0; i < nignored; i++) signal(ignored[i], SIG_DFL);
 	step = ST_SECCOMP;
 	if (bpf_len) {
 		struct sock_fprog prog = {bpf_len, bpf};
@@ -484,12 +512,13 @@ static void run_one(ssize_t n, int *fds, int nfds) {
 	a.path = resolve(argv[0], envp, pbuf, sizeof pbuf);
 	a.argv = argv;
 	a.envp = envp;
+	// SysV shared memory, message queues, semaphores and POSIX message queues a run
+	// leaves are nobody else's to see: each run starts in an IPC namespace no run used.
+	if (fresh_ipc() < 0) SE("new IPC namespace: %s", strerror(errno));
 	int64_t t0 = now_ns();
-	// A new IPC namespace per run: SysV shared memory, message queues, semaphores and
-	// POSIX message queues a run leaves are nobody else's to see, and the kernel frees
-	// them (uncharging their memory) once the run's last process is gone.
-	pid_t pid = clone(child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | CLONE_NEWIPC | SIGCHLD, &a);
+	pid_t pid = clone(child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	if (pid < 0) SE("clone: %s", strerror(errno));
+	ipc_fresh = 0;
 	int pfd = syscall(SYS_pidfd_open, pid, 0);
 	int status = 0;
 	struct rusage ru;
@@ -540,7 +569,9 @@ void oj_init_main(void) {
 		for (int fd = 4; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
 	// Host death closes the socket; PR_SET_PDEATHSIG (set by the host) covers the rest.
+	find_ignored();
 	hello();
+	fresh_ipc(); // out of the namespace the runtime's threads hold
 	for (;;) {
 		int fds[MAXFDS], nfds;
 		reap_all_nohang();
@@ -548,5 +579,8 @@ void oj_init_main(void) {
 		if (n <= 0) { kill_all(); _exit(0); }
 		if (n == 1) { for (int i = 0; i < nfds; i++) close(fds[i]); continue; } // a late 'K'
 		run_one(n, fds, nfds);
+		// Ready for the next run while the host reads this one's figures; should it
+		// fail, the next run tries again before it starts.
+		fresh_ipc();
 	}
 }
