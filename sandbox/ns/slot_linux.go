@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -31,12 +30,21 @@ type SlotConfig struct {
 }
 
 // Slot is one running sandbox init with its namespaces. A slot runs one program at a
-// time; it is not safe for concurrent Run calls.
+// time; it is not safe for concurrent Run calls, nor for Close during a Run (Kill is).
+//
+// The host's end of the socket is a plain blocking descriptor, not a net.Conn: Run
+// sends one message and sleeps in recvmsg until the init answers, woken by the kernel
+// itself, instead of parking on the runtime's network poller and being handed to a
+// thread again when the answer arrives.
 type Slot struct {
 	cmd  *exec.Cmd
-	conn *net.UnixConn
+	sock int
 	done chan struct{}
 	once sync.Once
+	// mu orders Kill against Close, so that Kill never writes to a closed (and maybe
+	// reused) descriptor number.
+	mu     sync.Mutex
+	closed bool
 	// Buffers reused by Run (one run at a time).
 	buf  []byte
 	fds  []int
@@ -49,15 +57,8 @@ func Start(cfg SlotConfig) (*Slot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("socketpair: %w", err)
 	}
-	host := os.NewFile(uintptr(fds[0]), "sandbox-host")
 	child := os.NewFile(uintptr(fds[1]), "sandbox-init")
 	defer child.Close()
-	c, err := net.FileConn(host)
-	host.Close()
-	if err != nil {
-		return nil, fmt.Errorf("socket conn: %w", err)
-	}
-	conn := c.(*net.UnixConn)
 	exe := cfg.Exe
 	if exe == "" {
 		exe = "/proc/self/exe"
@@ -79,10 +80,10 @@ func Start(cfg SlotConfig) (*Slot, error) {
 	err = cmd.Start()
 	runtime.UnlockOSThread()
 	if err != nil {
-		conn.Close()
+		unix.Close(fds[0])
 		return nil, fmt.Errorf("start sandbox init: %w", err)
 	}
-	s := &Slot{cmd: cmd, conn: conn, done: make(chan struct{})}
+	s := &Slot{cmd: cmd, sock: fds[0], done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 
 	var e encoder
@@ -91,14 +92,17 @@ func Start(cfg SlotConfig) (*Slot, error) {
 	e.strs(cfg.ReadOnly)
 	e.u32(uint32(len(cfg.Seccomp)))
 	e.b = append(e.b, cfg.Seccomp...)
-	if _, _, err := conn.WriteMsgUnix(e.b, nil, nil); err != nil {
+	if err := unix.Sendmsg(s.sock, e.b, nil, nil, unix.MSG_NOSIGNAL); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("send hello: %w", err)
 	}
 	buf := make([]byte, 1024)
-	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	n, _, _, _, err := conn.ReadMsgUnix(buf, nil)
-	_ = conn.SetReadDeadline(time.Time{})
+	// An init that hangs while building its root must not hang the host: the hello's
+	// answer is waited for 30 s at most.
+	helloWait := unix.NsecToTimeval((30 * time.Second).Nanoseconds())
+	_ = unix.SetsockoptTimeval(s.sock, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &helloWait)
+	n, err := s.recv(buf)
+	_ = unix.SetsockoptTimeval(s.sock, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
 	if err != nil || n < 8 {
 		s.Close()
 		return nil, fmt.Errorf("sandbox init did not start: %v", err)
@@ -188,13 +192,13 @@ func (s *Slot) Run(req *Request) (Result, error) {
 	e.strs(req.Args)
 	e.strs(req.Env)
 	s.buf, s.fds = e.b, fds
-	_, _, err := s.conn.WriteMsgUnix(e.b, unix.UnixRights(fds...), nil)
+	err := unix.Sendmsg(s.sock, e.b, unix.UnixRights(fds...), nil, unix.MSG_NOSIGNAL)
 	runtime.KeepAlive(req)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: send run: %v", ErrSlotBroken, err)
 	}
 	// The init holds the only other end: if it dies, this read ends (zero bytes).
-	n, _, _, _, err := s.conn.ReadMsgUnix(s.rbuf[:], nil)
+	n, err := s.recv(s.rbuf[:])
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: read result: %v", ErrSlotBroken, err)
 	}
@@ -212,8 +216,28 @@ func (s *Slot) Run(req *Request) (Result, error) {
 // result. It is safe to call concurrently with Run; a Kill that arrives after the run
 // ended is ignored by the init.
 func (s *Slot) Kill() {
-	if _, _, err := s.conn.WriteMsgUnix([]byte{'K'}, nil, nil); err != nil {
-		s.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	err := unix.Sendmsg(s.sock, []byte{'K'}, nil, nil, unix.MSG_NOSIGNAL)
+	for err == unix.EINTR {
+		err = unix.Sendmsg(s.sock, []byte{'K'}, nil, nil, unix.MSG_NOSIGNAL)
+	}
+	if err != nil {
+		// The init is gone or stuck: end the Run waiting for it (it reads end of file).
+		_ = unix.Shutdown(s.sock, unix.SHUT_RDWR)
+	}
+}
+
+// recv reads one message, retrying an interrupted call.
+func (s *Slot) recv(b []byte) (int, error) {
+	for {
+		n, _, _, _, err := unix.Recvmsg(s.sock, b, nil, 0)
+		if err != unix.EINTR {
+			return n, err
+		}
 	}
 }
 
@@ -221,7 +245,10 @@ func (s *Slot) Kill() {
 // It is idempotent.
 func (s *Slot) Close() error {
 	s.once.Do(func() {
-		s.conn.Close()
+		s.mu.Lock()
+		s.closed = true
+		unix.Close(s.sock)
+		s.mu.Unlock()
 		select {
 		case <-s.done:
 		case <-time.After(2 * time.Second):
