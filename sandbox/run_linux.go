@@ -119,23 +119,52 @@ func (r *runState) begin() error {
 	return nil
 }
 
-// killer kills a run once, remembering why (the first reason wins).
+// killer kills a run once, remembering why (the first reason wins). Once the run has
+// ended it kills nothing: a watcher that fires late must not reach the slot's next run.
 type killer struct {
-	stop func()
-	once sync.Once
-	mu   sync.Mutex
-	st   Status
-	msg  string
+	stop  func()
+	mu    sync.Mutex
+	ended bool
+	st    Status
+	msg   string
 }
 
-// killFor kills the run for st, explained by msg, unless it was killed already.
+// killFor kills the run for st, explained by msg, unless it was killed already or has
+// ended. The kill is sent under the lock, so it is on the slot's socket before end
+// returns, ahead of any later run.
 func (k *killer) killFor(st Status, msg string) {
-	k.once.Do(func() {
-		k.mu.Lock()
-		k.st, k.msg = st, msg
-		k.mu.Unlock()
-		k.stop()
-	})
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ended || k.st != "" {
+		return
+	}
+	k.st, k.msg = st, msg
+	k.stop()
+}
+
+// overCPU kills the run for TLE when its cgroup has used more than limit, and says
+// whether it is over (or ended). The cgroup is read under the lock, so no watcher
+// reads it once end has returned: the slot's next run may be resetting it.
+func (k *killer) overCPU(g cgroup.Group, limit time.Duration) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ended || k.st != "" {
+		return true
+	}
+	cpu, err := g.CPU()
+	if err != nil || cpu <= limit {
+		return false
+	}
+	k.st, k.msg = TLE, fmt.Sprintf("CPU time over %v", limit)
+	k.stop()
+	return true
+}
+
+// end marks the run over: later kills are ignored.
+func (k *killer) end() {
+	k.mu.Lock()
+	k.ended = true
+	k.mu.Unlock()
 }
 
 // reason is why the run was killed ("" if it was not).
@@ -150,8 +179,7 @@ func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 	lim, g := r.lim, r.g
 	start := time.Now()
 	stop := make(chan struct{})
-	var watch sync.WaitGroup
-	watch.Go(func() {
+	go func() {
 		tick := time.NewTicker(r.p.cfg.PollInterval)
 		defer tick.Stop()
 		wall := time.NewTimer(lim.Wall)
@@ -167,16 +195,16 @@ func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 				r.kill.killFor(TLE, fmt.Sprintf("wall time over %v", lim.Wall))
 				return
 			case <-tick.C:
-				if cpu, err := g.CPU(); err == nil && cpu > lim.CPU {
-					r.kill.killFor(TLE, fmt.Sprintf("CPU time over %v", lim.CPU))
+				if r.kill.overCPU(g, lim.CPU) {
 					return
 				}
 			}
 		}
-	})
+	}()
 	nr, err := r.s.ns.Run(r.req)
+	// The watcher stops on its own; the run does not wait for it to be scheduled.
+	r.kill.end()
 	close(stop)
-	watch.Wait()
 	r.hostWall = time.Since(start)
 	if err == nil && r.req.ReplaceExtras && nr.SetupError == "" {
 		r.s.extras = r.extras
