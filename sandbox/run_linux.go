@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,8 +54,9 @@ type runState struct {
 	// cgroup is removed; a reset-in-place group needs nothing until its next Reset).
 	settled bool
 	// closers go when the run is over; readEnds (capture pipes) only after their
-	// readers drained them, or whatever the program wrote last would be lost.
-	closers, readEnds []io.Closer
+	// readers drained them, or whatever the program wrote last would be lost; handed
+	// (pipe ends only the run uses) as soon as the init has its copies (Request.Sent).
+	closers, readEnds, handed []io.Closer
 	// upper is the work dir's writable tmpfs, which lives as long as this descriptor:
 	// it is closed, freeing what the run wrote, before the cgroup is settled.
 	upper *os.File
@@ -80,7 +82,7 @@ func (r *runState) cleanup() {
 	if r.upper != nil {
 		r.upper.Close()
 	}
-	for _, c := range append(r.closers, r.readEnds...) {
+	for _, c := range slices.Concat(r.handed, r.closers, r.readEnds) {
 		c.Close()
 	}
 	if r.g != nil && !r.settled {
@@ -114,6 +116,7 @@ func (r *runState) begin() error {
 	if req.Cgroup, err = r.g.ProcsFiles(); err != nil {
 		return fmt.Errorf("%w: %w", errCgroup, err)
 	}
+	req.Sent = r.closeHanded
 	r.req = req
 	r.kill.stop = s.ns.Kill
 	return nil

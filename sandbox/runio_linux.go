@@ -35,7 +35,8 @@ func (r *runState) stdin() error {
 		if err != nil {
 			return fmt.Errorf("sandbox: stdin pipe: %w", err)
 		}
-		r.closers = append(r.closers, pr, w)
+		r.handed = append(r.handed, pr)
+		r.closers = append(r.closers, w)
 		r.req.Stdin = pr
 		if l, ok := spec.Stdin.(interface{ Len() int }); ok && l.Len() <= pipeAtomic {
 			// Fits in the pipe's buffer whatever its size: written now, no goroutine.
@@ -84,7 +85,7 @@ func (r *runState) output(file *os.File, path string, capBytes int, name string)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("sandbox: %s pipe: %w", name, err)
 	}
-	r.closers = append(r.closers, w)
+	r.handed = append(r.handed, w)
 	r.readEnds = append(r.readEnds, pr)
 	if capBytes <= 0 {
 		capBytes = r.p.cfg.CaptureBytes
@@ -132,10 +133,21 @@ func (r *runState) readOnly() error {
 	return nil
 }
 
+// closeHanded closes the host's copies of the pipe ends only the run uses, once the
+// init has its own: the capture readers then see the end of the output when the run
+// ends, while the host is still reading the init's answer.
+func (r *runState) closeHanded() {
+	for _, c := range r.handed {
+		c.Close()
+	}
+	r.handed = nil
+}
+
 // closeStreams is called once every process of the run is dead: output file sizes are
-// taken, our copies of the pipes' write ends go so that the capture readers see EOF,
-// and the readers and the stdin feeder are waited for.
+// taken, our copies of the pipes' write ends go (if they are still open) so that the
+// capture readers see EOF, and the readers and the stdin feeder are waited for.
 func (r *runState) closeStreams() {
+	r.closeHanded()
 	if r.outFile != nil {
 		r.outSize = fileSize(r.outFile)
 	}

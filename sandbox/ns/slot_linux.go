@@ -140,6 +140,11 @@ type Request struct {
 	Cgroup                     []*os.File // cgroup.procs files the child writes "0" to
 	ReplaceExtras              bool       // unmount the previous extra mounts and mount Extras
 	Extras                     []Mount
+	// Sent, if set, is called once the request is on its way, the init holding its
+	// own copies of every descriptor: the host may close the ends it only handed over
+	// (a capture pipe's write end, so that its reader sees the end of the output as
+	// soon as the run's processes and the init have closed theirs).
+	Sent func()
 }
 
 // ErrSlotBroken means the init died or broke the protocol; the slot must be replaced.
@@ -196,6 +201,9 @@ func (s *Slot) Run(req *Request) (Result, error) {
 	runtime.KeepAlive(req)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: send run: %v", ErrSlotBroken, err)
+	}
+	if req.Sent != nil {
+		req.Sent()
 	}
 	// The init holds the only other end: if it dies, this read ends (zero bytes).
 	n, err := s.recv(s.rbuf[:])
