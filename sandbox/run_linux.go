@@ -116,7 +116,12 @@ func (r *runState) begin() error {
 	if req.Cgroup, err = r.g.ProcsFiles(); err != nil {
 		return fmt.Errorf("%w: %w", errCgroup, err)
 	}
-	req.Sent = r.closeHanded
+	req.Sent = func() {
+		r.closeHanded()
+		if r.spec.OnStart != nil {
+			r.spec.OnStart()
+		}
+	}
 	r.req = req
 	r.kill.stop = s.ns.Kill
 	return nil

@@ -111,6 +111,12 @@ type Spec struct {
 	// DiscardWrites drops what the run wrote in /w instead of copying it back into Dir:
 	// every run then starts from Dir as the caller left it (the cases of a submission).
 	DiscardWrites bool
+	// OnStart, if set, is called once the slot holds its own copies of the program's
+	// standard streams (before the program starts): the caller may then close its
+	// copies of pipe ends only the program uses, and their other side sees end of file
+	// as soon as the run is over. It is not called when the request never reached the
+	// slot.
+	OnStart func()
 	// ReadOnly lists extra absolute host paths (a language's runtime: a JDK, a Rust
 	// toolchain) bound read-only at the same path. Paths under Config.ReadOnly are
 	// already visible and skipped.

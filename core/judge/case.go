@@ -103,6 +103,8 @@ func (tk *task) runWithInput(ctx context.Context, inPath string) (Result, *outpu
 	}
 	defer errs.wait()
 	s.Stdin, s.Stdout, s.Stderr = in, out.w, errs.w
+	// The sinks reach end of file as soon as the run is over, not after Run returns.
+	s.OnStart = func() { out.w.Close(); errs.w.Close() }
 	res, err := tk.j.runner.Run(ctx, s)
 	out.wait()
 	errs.wait()

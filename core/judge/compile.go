@@ -85,6 +85,7 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		OutputBytes:   int64(lim.OutputMB) << 20,
 		StackBytes:    int64(lim.MemoryMB) << 20,
 		Processes:     max(lim.Processes, l.CompileProcesses),
+		OnStart:       func() { log.w.Close() },
 	})
 	log.wait()
 	if err != nil {

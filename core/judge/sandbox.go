@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"sync"
 
 	"oj/sandbox"
 )
@@ -18,10 +19,17 @@ func (r SandboxRunner) WorkDir() string { return sandbox.WorkDir }
 func (r SandboxRunner) Hides(path string) string { return sandbox.ReservedDir(path) }
 
 // Run implements Runner. The sandbox hands Stdin/Stdout/Stderr to the program over its
-// control socket and keeps no copy, so closing the caller's pipe ends when Run returns
-// (OnStart is called then) is enough for the other side to see EOF.
+// control socket and keeps no copy: OnStart is called as soon as the slot has them
+// (or when Run returns, if the request never reached a slot).
 func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
+	var started sync.Once
+	onStart := func() {
+		if s.OnStart != nil {
+			started.Do(s.OnStart)
+		}
+	}
 	spec := sandbox.Spec{
+		OnStart:    onStart,
 		Args:       s.Argv,
 		Env:        s.Env,
 		Dir:        s.Dir,
@@ -44,9 +52,7 @@ func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
 		},
 	}
 	res, err := r.Pool.Run(ctx, spec)
-	if s.OnStart != nil {
-		s.OnStart()
-	}
+	onStart()
 	out := Result{
 		Status:   Status(res.Status),
 		CPU:      res.CPU,
