@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -64,7 +65,9 @@ func measure(b *testing.B, par int, fn func() error) benchRow {
 // BenchmarkSandbox compares sandboxed runs of /bin/true and of a static C A+B with a
 // plain fork+exec of the same binaries, sequentially and 2 in parallel, and prints a
 // table. Every sandboxed run has its limits enforced and is measured (cgroup CPU and
-// memory, wall time), as in production.
+// memory, wall time), as in production. The workdir rows run A+B the way the judge
+// runs a case: in a work dir (an overlay over a host directory, writes discarded),
+// reading its input from a file.
 func BenchmarkSandbox(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("needs root")
@@ -85,12 +88,26 @@ func BenchmarkSandbox(b *testing.B) {
 			return cmd.Run()
 		}
 	}
-	boxed := func(args ...string) func() error {
+	// The judge's path: a work dir seen through an overlay whose writes are discarded,
+	// the program's input from a file.
+	work := b.TempDir()
+	if err := os.Chmod(work, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	inFile := filepath.Join(work, "input")
+	if err := os.WriteFile(inFile, []byte(input), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	boxedIn := func(dir string, args ...string) func() error {
 		return func() error {
-			res, err := p.Run(context.Background(), Spec{
+			spec := Spec{
 				Args: args, Stdin: strings.NewReader(input), ReadOnly: []string{bins},
 				Limits: Limits{CPU: time.Second, Memory: 256 * MiB},
-			})
+			}
+			if dir != "" {
+				spec.Dir, spec.DiscardWrites, spec.Stdin, spec.StdinPath = dir, true, nil, inFile
+			}
+			res, err := p.Run(context.Background(), spec)
 			if err != nil {
 				return err
 			}
@@ -100,6 +117,7 @@ func BenchmarkSandbox(b *testing.B) {
 			return nil
 		}
 	}
+	boxed := func(args ...string) func() error { return boxedIn("", args...) }
 	cases := []struct {
 		name, baseline string
 		par            int
@@ -113,6 +131,8 @@ func BenchmarkSandbox(b *testing.B) {
 		{"sandbox/true/par2", "plain/true/par2", 2, boxed("/bin/true")},
 		{"sandbox/aplusb/seq", "plain/aplusb/seq", 1, boxed(aplusb)},
 		{"sandbox/aplusb/par2", "plain/aplusb/par2", 2, boxed(aplusb)},
+		{"workdir/aplusb/seq", "plain/aplusb/seq", 1, boxedIn(work, aplusb)},
+		{"workdir/aplusb/par2", "plain/aplusb/par2", 2, boxedIn(work, aplusb)},
 	}
 	rows := map[string]benchRow{}
 	var order []string

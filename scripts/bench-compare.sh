@@ -4,7 +4,8 @@
 # all of it again with a fixed background disk writer.
 #
 #   (1) sandboxed /bin/true and static C A+B vs plain fork+exec, sequential and 2-way
-#       (sandbox BenchmarkSandbox, p50 per run);
+#       (sandbox BenchmarkSandbox, p50 per run); also A+B the way the judge runs a case
+#       (in a work dir: an overlay over a host directory; shown, not a target);
 #   (2) Python A+B (1 case) judged through the whole core — submit, PostgreSQL, Redis,
 #       worker, sandbox, verdict back in PostgreSQL, 2 slots (core/e2e) — and through the
 #       judge alone (core/judge), vs a plain shell loop doing the same work without
@@ -168,6 +169,9 @@ run_phase() {
 		FIG[plain/$c,$phase]=$(metric "$out/sandbox.txt" "BenchmarkSandbox/plain/$c" p50-ms)
 		FIG[sandbox/$c,$phase]=$(metric "$out/sandbox.txt" "BenchmarkSandbox/sandbox/$c" p50-ms)
 	done
+	for c in aplusb/seq aplusb/par2; do
+		FIG[sandboxdir/$c,$phase]=$(metric "$out/sandbox.txt" "BenchmarkSandbox/workdir/$c" p50-ms)
+	done
 	FIG[judgepy,$phase]=$(metric "$out/judge-py.txt" BenchmarkPythonAPlusBConcurrent2 submissions/s)
 	FIG[e2epy,$phase]=$(metric "$out/e2e.txt" BenchmarkPythonAPlusBEndToEnd judged/s)
 	FIG[cppjudge,$phase]=$(metric "$out/judge-cpp.txt" BenchmarkCppAPlusB10Cases judge-ms/op)
@@ -210,6 +214,12 @@ for c in true/seq true/par2 aplusb/seq aplusb/par2; do
 	row "sandbox $c p50 (÷ plain)" ms "${FIG[sandbox/$c,idle]}" "${FIG[sandbox/$c,disk]}" \
 		"$(ratio "${FIG[sandbox/$c,idle]}" "${FIG[plain/$c,idle]}")" "$(ratio "${FIG[sandbox/$c,disk]}" "${FIG[plain/$c,disk]}")" \
 		time "<=1.5" "$SB"
+done
+# The judge's own path (work dir overlay, input from a file): shown, not a target.
+for c in aplusb/seq aplusb/par2; do
+	row "sandbox, work dir $c p50 (÷ plain)" ms "${FIG[sandboxdir/$c,idle]}" "${FIG[sandboxdir/$c,disk]}" \
+		"$(ratio "${FIG[sandboxdir/$c,idle]}" "${FIG[plain/$c,idle]}")" "$(ratio "${FIG[sandboxdir/$c,disk]}" "${FIG[plain/$c,disk]}")" \
+		time "" "$SB"
 done
 row "plain Python loop, 2-way (mean)" /s "${FIG[plainpy,idle]}" "${FIG[plainpy,disk]}" - - rate "" "$PLAIN_PY_CMD"
 row "Python judged e2e (÷ plain)" /s "${FIG[e2epy,idle]}" "${FIG[e2epy,disk]}" \
