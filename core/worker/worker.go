@@ -88,12 +88,13 @@ type result struct {
 // these values are not threaded through every call; the worker's own parts (store,
 // streams, metrics, log) are embedded.
 //
-// The capacity is two pools of concurrency tokens each. A judging slot is held from the
-// read until the judge returns; a write-back token from then until the verdict is written
-// back and acked (or the attempt ended). The slot is thus free for the next submission
-// while PostgreSQL and Redis still work on the last one, and at most 2×concurrency
-// submissions of the lane are claimed at once: when write-backs pile up, the judges that
-// returned wait for a token while still holding their slots, and reading stops.
+// The capacity is two pools, each as large as the lane's concurrency. A judging slot is
+// held from the read until the judge returns; a write-back token from then until the
+// verdict is written back and acked (or the attempt ended). The slot is thus free for the
+// next submission while PostgreSQL and Redis still work on the last one, and at most
+// 2×concurrency submissions of the lane are claimed at once: when write-backs pile up,
+// the judges that returned wait for a token while still holding their slots, and reading
+// stops.
 type lane struct {
 	*Worker
 	lane   job.Lane
