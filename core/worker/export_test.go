@@ -14,3 +14,7 @@ func HeartbeatAfterCommit(w *Worker, rounds *atomic.Int32) {
 		w.heartbeatOnce(context.Background())
 	}
 }
+
+// AfterCommit makes w call fn after each finalize commit, before it acks and forgets the
+// attempts the commit decided: a blocking fn holds their write-back tokens.
+func AfterCommit(w *Worker, fn func()) { w.afterCommit = fn }

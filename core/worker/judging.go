@@ -13,12 +13,13 @@ import (
 	"oj/core/store"
 )
 
-// start judges a claimed task in its own goroutine, holding one slot until the verdict is
-// written back (or the attempt ended).
+// start judges a claimed task in its own goroutine. The run holds the judging slot the
+// caller took for it until the judge returns, then trades it for a write-back token
+// (handOver), which it holds until the verdict is written back (or the attempt ended).
 func (l *lane) start(t job.Task, entries []string) {
 	ctx, cancel := context.WithCancelCause(l.sh.judgeCtx)
 	ctx = job.WithProgress(ctx, func(c job.CaseResult) { l.reportCase(t, c) })
-	r := &run{task: t, entries: entries, cancel: cancel, started: time.Now(), slots: l.slots}
+	r := &run{task: t, entries: entries, cancel: cancel, started: time.Now(), hold: l.slots}
 	l.mu.Lock()
 	l.inflight[t.SubmissionID] = r
 	l.mu.Unlock()
@@ -29,6 +30,14 @@ func (l *lane) start(t job.Task, entries []string) {
 		l.log.Debug("judging", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "lane", l.lane)
 		out, reason, err := l.judgeOne(ctx, t)
 		r.phase.Store(phaseWriting)
+		if !l.handOver(r) {
+			// The shutdown deadline passed: nothing can be written back any more, the
+			// lease expires and reclaim judges it again.
+			l.log.Warn("shutdown deadline passed before the write-back: leaving it to reclaim",
+				"submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID)
+			l.done(r)
+			return
+		}
 		if err == nil && !out.Verdict.Valid() {
 			err = errors.New("judge returned no valid verdict")
 		}
@@ -49,6 +58,20 @@ func (l *lane) start(t job.Task, entries []string) {
 		}
 		l.results <- result{run: r, outcome: out, reason: reason}
 	}()
+}
+
+// handOver trades r's judging slot for a write-back token, waiting for the token while
+// the lane's write-backs are all taken: judging then pauses until PostgreSQL catches up.
+// It fails, r still holding its slot, only once the shutdown deadline passed.
+func (l *lane) handOver(r *run) bool {
+	select {
+	case l.writes <- struct{}{}:
+	case <-l.sh.storeCtx.Done():
+		return false
+	}
+	release(r.hold, 1)
+	r.hold = l.writes
+	return true
 }
 
 // judgeOne runs the judge. A panic (a hostile package or checker output tripping a bug)
@@ -91,7 +114,8 @@ func (w *Worker) reportCase(t job.Task, c job.CaseResult) {
 	}
 }
 
-// done forgets a run and frees its slot.
+// done forgets a run and frees the capacity it holds: its write-back token, or its
+// judging slot if it never got one.
 func (w *Worker) done(r *run) {
 	w.mu.Lock()
 	delete(w.inflight, r.task.SubmissionID)
@@ -99,7 +123,7 @@ func (w *Worker) done(r *run) {
 	r.cancel(nil)
 	w.m.InFlight.WithLabelValues(string(r.task.Lane)).Dec()
 	w.m.JudgeSeconds.WithLabelValues(string(r.task.Lane)).Observe(time.Since(r.started).Seconds())
-	release(r.slots, 1)
+	release(r.hold, 1)
 }
 
 // endAttempt ends an attempt that produced no verdict: a judge failure (retry with backoff,

@@ -57,7 +57,9 @@ type run struct {
 	entries []string // stream entries that carried it, acked together
 	cancel  context.CancelCauseFunc
 	started time.Time
-	slots   chan struct{}
+	// hold is the lane capacity the run holds: its judging slot while the judge runs, then
+	// its write-back token once handed over (lane.handOver). done releases it.
+	hold chan struct{}
 	// phase is phaseJudging, then phaseWriting once the judge returned, then phaseDecided
 	// once PostgreSQL decided the attempt's fate. Heartbeats extend the lease until it is
 	// decided and only a judging attempt is stopped for a lost lease: past that, the
@@ -81,15 +83,24 @@ type result struct {
 	refused bool
 }
 
-// lane is one lane's share of a Run: the lane, its judging slots (one per submission it
-// may judge at once) and the shift it works in. Its read and reclaim loops, its claims,
-// drops and judging starts are its methods, so these values are not threaded through
-// every call; the worker's own parts (store, streams, metrics, log) are embedded.
+// lane is one lane's share of a Run: the lane, its capacity and the shift it works in.
+// Its read and reclaim loops, its claims, drops and judging starts are its methods, so
+// these values are not threaded through every call; the worker's own parts (store,
+// streams, metrics, log) are embedded.
+//
+// The capacity is two pools, each as large as the lane's concurrency. A judging slot is
+// held from the read until the judge returns; a write-back token from then until the
+// verdict is written back and acked (or the attempt ended). The slot is thus free for the
+// next submission while PostgreSQL and Redis still work on the last one, and at most
+// 2×concurrency submissions of the lane are claimed at once: when write-backs pile up,
+// the judges that returned wait for a token while still holding their slots, and reading
+// stops.
 type lane struct {
 	*Worker
-	lane  job.Lane
-	slots chan struct{}
-	sh    *shift
+	lane   job.Lane
+	slots  chan struct{}
+	writes chan struct{}
+	sh     *shift
 }
 
 // shift is what one Run shares with its loops.
@@ -140,7 +151,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		if n <= 0 {
 			continue
 		}
-		l := &lane{Worker: w, lane: job.Lane(name), slots: make(chan struct{}, n), sh: sh}
+		l := &lane{Worker: w, lane: job.Lane(name), slots: make(chan struct{}, n), writes: make(chan struct{}, n), sh: sh}
 		if err := w.streams.EnsureGroup(ctx, l.lane); err != nil {
 			w.log.Warn("ensure group", "lane", l.lane, "err", err)
 		}
@@ -252,7 +263,8 @@ func (l *lane) readLoop(ctx context.Context) {
 }
 
 // handle claims the submissions that entries carry and starts judging the claimed ones.
-// It holds one slot per entry on entry and releases those it does not use.
+// It holds one judging slot per entry on entry: a claimed submission's slot passes to its
+// run (start), the others are released.
 func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed bool) {
 	g := stream.GroupBySubmission(entries)
 	ids, bySub := g.IDs, g.Entries
