@@ -37,7 +37,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "oj_reclaim_deleted_entries_total", Help: "Pending entries XAUTOCLAIM reported deleted from the stream (handed to the reconciler).",
 		}),
 		InFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "oj_worker_in_flight", Help: "Submissions being judged, by lane.",
+			Name: "oj_worker_in_flight", Help: "Submissions claimed and not yet written back (judging, or waiting for the write-back), by lane.",
 		}, []string{"lane"}),
 		JudgeSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "oj_judge_seconds", Help: "Time from claim to verdict, by lane.",

@@ -51,7 +51,7 @@ type Worker struct {
 	afterCommit func()
 }
 
-// run is one claimed attempt being judged.
+// run is one claimed attempt, from its claim until its fate is written back.
 type run struct {
 	task    job.Task
 	entries []string // stream entries that carried it, acked together
