@@ -47,17 +47,7 @@ func residentShare(t *testing.T, path string) float64 {
 // reports its own memory: a small run a small peak, and a run that needs the room the
 // cache took (the kernel reclaims it) at least what it used.
 func TestPageCacheStaysAcrossRuns(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.PoolSize = 1
-	p, err := NewPool(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := p.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	p := onePool(t)
 	// Under /var/tmp like the test programs: the sandbox's own /tmp hides host paths there.
 	data, err := os.MkdirTemp("/var/tmp", "oj-pagecache-")
 	if err != nil {
@@ -86,7 +76,7 @@ func TestPageCacheStaysAcrossRuns(t *testing.T) {
 	if share := residentShare(t, file); share > 0.1 {
 		t.Skipf("the host keeps the file cached (%.0f%%): cannot make a run read it in", share*100)
 	}
-	runIn := func(lim Limits, args ...string) Result {
+	runWith := func(lim Limits, args ...string) Result {
 		t.Helper()
 		lim.CPU = 2 * time.Second
 		res, err := p.Run(context.Background(), Spec{Args: args, ReadOnly: []string{bins, data}, Limits: lim})
@@ -96,19 +86,19 @@ func TestPageCacheStaysAcrossRuns(t *testing.T) {
 		t.Logf("%v: cpu %v memory %d KiB", args, res.CPU, res.Memory>>10)
 		return res
 	}
-	res := runIn(Limits{Memory: 256 * MiB}, "/bin/sh", "-c", "cat "+file+" >/dev/null")
+	res := runWith(Limits{Memory: 256 * MiB}, "/bin/sh", "-c", "cat "+file+" >/dev/null")
 	if res.Memory < 20*MiB {
 		t.Fatalf("reading 24 MiB: memory %d KiB, want the page cache it brought in counted", res.Memory>>10)
 	}
 	if share := residentShare(t, file); share < 0.9 {
 		t.Fatalf("after the run only %.0f%% of the file is still cached: the slot dropped its page cache", share*100)
 	}
-	if res := runIn(Limits{Memory: 256 * MiB}, "/bin/true"); res.Memory > 8*MiB {
+	if res := runWith(Limits{Memory: 256 * MiB}, "/bin/true"); res.Memory > 8*MiB {
 		t.Fatalf("/bin/true after it: memory %d KiB, want the inherited cache left out", res.Memory>>10)
 	}
 	// 48 MiB under a 64 MiB limit with 24 MiB of someone else's cache charged: the kernel
 	// reclaims the cache, and the figure still shows what the run itself used.
-	if res := runIn(Limits{Memory: 64 * MiB}, bin("malloc"), "48"); res.Memory < 46*MiB {
+	if res := runWith(Limits{Memory: 64 * MiB}, bin("malloc"), "48"); res.Memory < 46*MiB {
 		t.Fatalf("48 MiB under a 64 MiB limit after the cache: memory %d KiB, want at least 46 MiB", res.Memory>>10)
 	}
 }
