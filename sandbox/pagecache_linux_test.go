@@ -101,4 +101,10 @@ func TestPageCacheStaysAcrossRuns(t *testing.T) {
 	if res := runWith(Limits{Memory: 64 * MiB}, bin("malloc"), "48"); res.Memory < 46*MiB {
 		t.Fatalf("48 MiB under a 64 MiB limit after the cache: memory %d KiB, want at least 46 MiB", res.Memory>>10)
 	}
+	// A limit below what the cache takes: setting it makes the kernel drop the cache
+	// first, and the run has its whole limit.
+	runWith(Limits{Memory: 256 * MiB}, "/bin/sh", "-c", "cat "+file+" >/dev/null")
+	if res := runWith(Limits{Memory: 8 * MiB}, bin("malloc"), "4"); res.Memory > 8*MiB {
+		t.Fatalf("4 MiB under an 8 MiB limit after 24 MiB of cache: memory %d KiB", res.Memory>>10)
+	}
 }
