@@ -43,10 +43,8 @@ func (r *runState) finish(nr ns.Result) (st cgroup.Stats, statErr, err error) {
 func (r *runState) result(nr ns.Result, st cgroup.Stats, statErr error) (Result, error) {
 	lim := r.lim
 	res := Result{Limits: lim, ExitCode: -1, CPU: st.CPU, Wall: nr.Wall, Memory: st.MemoryPeak}
-	if st.NoPeak || st.PeakShort {
-		// cgroup v2 before Linux 5.19 keeps no peak, and a run that reached its limit
-		// over cache earlier runs left has a peak that may be short: either way the
-		// largest process's peak is a floor.
+	if st.NoPeak {
+		// cgroup v2 before Linux 5.19 keeps no peak: the largest process's is a floor.
 		res.Memory = max(res.Memory, nr.MaxRSSKB<<10)
 	}
 	if res.Wall == 0 {

@@ -32,11 +32,6 @@ type Stats struct {
 	OOMKills int64
 	// LimitHits counts allocations that hit the limit (v1 memory.failcnt, v2 max events).
 	LimitHits int64
-	// PeakShort says MemoryPeak may understate the run's own use: the run took the
-	// group to its limit while page cache left by earlier runs was charged to it, so
-	// the kernel reclaimed some of that cache, all of which the peak leaves out. The
-	// caller should use a figure of its own as well (wait4's ru_maxrss).
-	PeakShort bool
 	// NoPeak says the kernel keeps no peak (cgroup v2 before Linux 5.19): MemoryPeak is
 	// only what was still charged at the end, and the caller should use a figure of its
 	// own as well (wait4's ru_maxrss).

@@ -34,6 +34,7 @@ func TestSettleWaitsForTheChargeToDrain(t *testing.T) {
 		if err := g.Reset(lim); err != nil {
 			t.Fatal(err)
 		}
+		f.set(slot, "memory.reclaim", "") // what Reset dropped (TestResetDropsInheritedCacheOverAQuarter)
 		simulateRun(t, f, slot, 1000, MiB, "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
 		f.set(slot, "memory.current", c.current+"\n")
 		f.set(slot, "memory.stat", c.stat)
@@ -50,25 +51,38 @@ func TestSettleWaitsForTheChargeToDrain(t *testing.T) {
 	}
 }
 
-// TestPeakLeavesInheritedCacheOut: what earlier runs left charged is left out of a run's
-// peak, and a run that reached its limit over it is flagged PeakShort (the kernel took
-// some of that cache back, so the subtraction may have taken too much).
-func TestPeakLeavesInheritedCacheOut(t *testing.T) {
+// TestResetDropsInheritedCacheOverAQuarter: page cache earlier runs left stays for the
+// next run unless it is over a quarter of that run's limit, whose peak would then leave
+// out too much of what the kernel may take back from it.
+func TestResetDropsInheritedCacheOverAQuarter(t *testing.T) {
+	f, parent := newFakeFS(t, "reset")
+	m := fakeManager(f, parent)
+	g, err := m.Create("slot-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Destroy()
+	slot := filepath.Join(parent, "slot-0")
 	for _, c := range []struct {
-		name       string
-		base       baseline
-		peak, want int64
-		short      bool
+		name    string
+		current string
+		limit   int64
+		drop    bool
 	}{
-		{"nothing left", baseline{usage: 0, limit: 64 * MiB}, 10 * MiB, 10 * MiB, false},
-		{"a kernel batch left", baseline{usage: 256 << 10, limit: 64 * MiB}, 10 * MiB, 10 * MiB, false},
-		{"cache left, small run", baseline{usage: 24 * MiB, limit: 64 * MiB}, 30 * MiB, 6 * MiB, false},
-		{"cache left, run at the limit", baseline{usage: 24 * MiB, limit: 64 * MiB}, 64 * MiB, 40 * MiB, true},
-		{"cache left, no limit", baseline{usage: 24 * MiB}, 64 * MiB, 40 * MiB, false},
+		{"nothing left", "0", 64 * MiB, false},
+		{"8 MiB under 64", "8388608", 64 * MiB, false},
+		{"16 MiB under 64", "16777216", 64 * MiB, false},
+		{"24 MiB under 64", "25165824", 64 * MiB, true},
+		{"24 MiB under 256", "25165824", 256 * MiB, false},
+		{"2 MiB under 4", "2097152", 4 * MiB, true},
 	} {
-		got := c.base.since(Stats{MemoryPeak: c.peak})
-		if got.MemoryPeak != c.want || got.PeakShort != c.short {
-			t.Errorf("%s: peak %d short %v, want %d %v", c.name, got.MemoryPeak, got.PeakShort, c.want, c.short)
+		f.set(slot, "memory.current", c.current+"\n")
+		f.set(slot, "memory.reclaim", "")
+		if err := g.Reset(Limits{Memory: c.limit, Pids: 16}); err != nil {
+			t.Fatal(err)
+		}
+		if dropped := f.get(slot, "memory.reclaim") != ""; dropped != c.drop {
+			t.Errorf("%s: reclaim asked for = %v, want %v", c.name, dropped, c.drop)
 		}
 	}
 }

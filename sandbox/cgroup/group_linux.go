@@ -33,7 +33,7 @@ type Group interface {
 	CPU() (time.Duration, error)
 	// Stats reads the group's counters since Reset. The peak does not include what
 	// earlier runs left charged to the group (page cache Settle keeps; see
-	// Stats.PeakShort).
+	// dropInherited).
 	Stats() (Stats, error)
 	// Settle is called after a run whose processes have all been killed and reaped:
 	// it checks that the group is empty (killing anything listed, which cannot
@@ -106,7 +106,6 @@ func (m *Manager) kind(n *node) (Group, func() error) {
 type baseline struct {
 	cpu       time.Duration // v2 usage_usec
 	usage     int64         // memory charged before the run (left by earlier runs)
-	limit     int64         // the run's memory limit (0: none)
 	oomKills  int64
 	limitHits int64 // v2 "max" events
 }
@@ -118,9 +117,6 @@ func (b baseline) since(s Stats) Stats {
 	// made in advance, from which the run's first pages are then taken without moving
 	// the counter, so subtracting it would report almost nothing for a small run.
 	if b.usage > LeftCharge {
-		// A run that took the group to its limit had the kernel reclaim some of what
-		// was left, so the peak less all of it may be short of the run's own use.
-		s.PeakShort = b.limit > 0 && s.MemoryPeak >= b.limit-LeftCharge
 		s.MemoryPeak = max(0, s.MemoryPeak-b.usage)
 	}
 	s.OOMKills = max(0, s.OOMKills-b.oomKills)
@@ -130,9 +126,23 @@ func (b baseline) since(s Stats) Stats {
 
 // LeftCharge is how much memory other than clean page cache may stay charged to a
 // group between runs before Settle reclaims it, so that the next run starts with its
-// memory limit free. Page cache stays whatever its size: the kernel reclaims it when a
-// run needs the room (Stats.PeakShort).
+// memory limit free. Page cache stays, up to a quarter of the next run's limit
+// (dropInherited): the kernel reclaims it when a run needs the room.
 const LeftCharge = 1 << 20
+
+// dropInherited reclaims what earlier runs left charged to g (the page cache Settle
+// keeps) when it is over a quarter of the next run's memory limit. A run that reaches
+// its limit has the kernel reclaim that cache for it, and its peak, which leaves all of
+// it out, then understates the run's own use by what was reclaimed: this bounds that
+// to a quarter of the limit, and only for runs that reach it. An interpreter's few MiB
+// stay cached under any usual limit.
+func dropInherited(g inPlace, limit int64) {
+	cur, err := g.charge()
+	if err != nil || limit <= 0 || cur <= max(LeftCharge, limit/4) {
+		return
+	}
+	g.reclaim(cur)
+}
 
 // ErrNotDrained is Settle's answer when the memory a run left charged to the group did
 // not drain back to the baseline (LeftCharge, besides page cache the next run can

@@ -62,7 +62,8 @@ func (g *v1Group) Reset(lim Limits) error {
 			return err
 		}
 	}
-	g.base = baseline{limit: lim.Memory}
+	dropInherited(g, lim.Memory)
+	g.base = baseline{}
 	for _, name := range g.restarted() {
 		if err := g.put(name[0], name[1], "0"); err != nil {
 			return fmt.Errorf("reset %w", err)

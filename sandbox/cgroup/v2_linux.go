@@ -53,7 +53,8 @@ func (g *v2Group) Reset(lim Limits) error {
 			return err
 		}
 	}
-	g.base = baseline{limit: lim.Memory}
+	dropInherited(g, lim.Memory)
+	g.base = baseline{}
 	cpu, err := g.CPU()
 	if err != nil {
 		return err
