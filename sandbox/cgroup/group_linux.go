@@ -40,8 +40,8 @@ type Group interface {
 	// normally happen) and, when the run left more than LeftCharge charged besides
 	// clean page cache (which stays: see settle), reclaims and waits for what cannot
 	// be reclaimed (tmpfs, shared memory, kernel memory) to drain back to at most
-	// LeftCharge; ErrNotDrained when it does not in time. Any other error means the group cannot be trusted for another run
-	// either. A leaf group removes its run's leaf instead, waiting (EBUSY) while
+	// LeftCharge; ErrNotDrained when it does not in time. Any other error means the
+	// group cannot be trusted for another run either. A leaf group removes its run's leaf instead, waiting (EBUSY) while
 	// killed processes finish exiting; what the leaf had charged moves up to the
 	// group, whose own charge limits nothing (the limits are the leaf's).
 	Settle() error
