@@ -138,32 +138,27 @@ type killer struct {
 }
 
 // killFor kills the run for st, explained by msg, unless it was killed already or has
-// ended. The kill is sent under the lock, so it is on the slot's socket before end
-// returns, ahead of any later run.
+// ended.
 func (k *killer) killFor(st Status, msg string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.ended || k.st != "" {
-		return
-	}
-	k.st, k.msg = st, msg
-	k.stop()
+	k.killWhen(func() (Status, string, bool) { return st, msg, true })
 }
 
-// overCPU kills the run for TLE when its cgroup has used more than limit, and says
-// whether it is over (or ended). The cgroup is read under the lock, so no watcher
-// reads it once end has returned: the slot's next run may be resetting it.
-func (k *killer) overCPU(g cgroup.Group, limit time.Duration) bool {
+// killWhen kills the run for the reason cond gives when cond says so, unless it was
+// killed already or has ended, and reports whether the watcher has nothing left to
+// watch. cond runs under the lock, so that nothing reads the slot's cgroup once end has
+// returned (the slot's next run may be resetting it), and the kill is sent under it:
+// it is on the slot's socket before end returns, ahead of any later run.
+func (k *killer) killWhen(cond func() (Status, string, bool)) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.ended || k.st != "" {
 		return true
 	}
-	cpu, err := g.CPU()
-	if err != nil || cpu <= limit {
+	st, msg, kill := cond()
+	if !kill {
 		return false
 	}
-	k.st, k.msg = TLE, fmt.Sprintf("CPU time over %v", limit)
+	k.st, k.msg = st, msg
 	k.stop()
 	return true
 }
@@ -187,6 +182,12 @@ func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 	lim, g := r.lim, r.g
 	start := time.Now()
 	stop := make(chan struct{})
+	overCPU := func() (Status, string, bool) {
+		if cpu, err := g.CPU(); err != nil || cpu <= lim.CPU {
+			return "", "", false
+		}
+		return TLE, fmt.Sprintf("CPU time over %v", lim.CPU), true
+	}
 	go func() {
 		tick := time.NewTicker(r.p.cfg.PollInterval)
 		defer tick.Stop()
@@ -203,7 +204,7 @@ func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 				r.kill.killFor(TLE, fmt.Sprintf("wall time over %v", lim.Wall))
 				return
 			case <-tick.C:
-				if r.kill.overCPU(g, lim.CPU) {
+				if r.kill.killWhen(overCPU) {
 					return
 				}
 			}

@@ -2,7 +2,6 @@ package cgroup
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -13,14 +12,7 @@ import (
 func TestSettleWaitsForTheChargeToDrain(t *testing.T) {
 	defer func(d time.Duration) { DrainWait = d }(DrainWait)
 	DrainWait = 20 * time.Millisecond
-	f, parent := newFakeFS(t, "reset")
-	m := fakeManager(f, parent)
-	g, err := m.Create("slot-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Destroy()
-	slot := filepath.Join(parent, "slot-0")
+	f, g, slot := fakeSlot(t, "reset")
 	lim := Limits{Memory: 256 * MiB, Pids: 16}
 	for _, c := range []struct {
 		name, current, stat string
@@ -55,14 +47,7 @@ func TestSettleWaitsForTheChargeToDrain(t *testing.T) {
 // next run unless it is over a quarter of that run's limit, whose peak would then leave
 // out too much of what the kernel may take back from it.
 func TestResetDropsInheritedCacheOverAQuarter(t *testing.T) {
-	f, parent := newFakeFS(t, "reset")
-	m := fakeManager(f, parent)
-	g, err := m.Create("slot-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Destroy()
-	slot := filepath.Join(parent, "slot-0")
+	f, g, slot := fakeSlot(t, "reset")
 	for _, c := range []struct {
 		name    string
 		current string

@@ -215,6 +215,19 @@ func fakeManager(f *fakeFS, parent string) *Manager {
 	return m
 }
 
+// fakeSlot is a slot's group ("slot-0") on a fake v2 hierarchy whose memory.peak
+// behaves as peak says, destroyed when the test ends, and its directory.
+func fakeSlot(t *testing.T, peak string) (*fakeFS, Group, string) {
+	t.Helper()
+	f, parent := newFakeFS(t, peak)
+	g, err := fakeManager(f, parent).Create("slot-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Destroy() })
+	return f, g, filepath.Join(parent, "slot-0")
+}
+
 const MiB = 1 << 20
 
 // simulateRun charges a run to dir: CPU and events are cumulative counters in the

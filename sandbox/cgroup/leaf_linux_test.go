@@ -189,14 +189,8 @@ func TestPerRunLeafWaitsOutEBUSY(t *testing.T) {
 
 // TestAbortRemovesLeaf: a run that fails before Settle leaves no leaf behind.
 func TestAbortRemovesLeaf(t *testing.T) {
-	f, parent := newFakeFS(t, "readonly")
-	m := fakeManager(f, parent)
-	g, err := m.Create("slot-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Destroy()
-	leaf := filepath.Join(parent, "slot-0", leafName)
+	f, g, slot := fakeSlot(t, "readonly")
+	leaf := filepath.Join(slot, leafName)
 	if err := g.Reset(Limits{Memory: 64 * MiB}); err != nil {
 		t.Fatal(err)
 	}

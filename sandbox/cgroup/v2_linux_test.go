@@ -38,13 +38,7 @@ func TestProbeDecidesResetOrLeaf(t *testing.T) {
 }
 
 func TestResetInPlaceReportsDeltas(t *testing.T) {
-	f, parent := newFakeFS(t, "reset")
-	m := fakeManager(f, parent)
-	g, err := m.Create("slot-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	slot := filepath.Join(parent, "slot-0")
+	f, g, slot := fakeSlot(t, "reset")
 	lim := Limits{Memory: 256 * MiB, Pids: 16}
 	// Run 1: 1 s of CPU, 100 MiB, one OOM kill after 3 limit hits.
 	if err := g.Reset(lim); err != nil {
@@ -90,13 +84,7 @@ func TestResetInPlaceReportsDeltas(t *testing.T) {
 // TestResetFailsLoudly: in reset mode a refused peak reset is an error (the slot is
 // rebuilt), never a silently cumulative peak.
 func TestResetFailsLoudly(t *testing.T) {
-	f, parent := newFakeFS(t, "reset")
-	m := fakeManager(f, parent)
-	g, err := m.Create("slot-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Destroy()
+	f, g, _ := fakeSlot(t, "reset")
 	f.peak = "readonly" // as if memory.peak stopped accepting writes
 	if err := g.Reset(Limits{Memory: 64 * MiB}); err == nil {
 		t.Fatal("Reset ignored a failed memory.peak reset")
