@@ -73,7 +73,9 @@ func BenchmarkPythonAPlusBConcurrent2(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for range next {
-				out, err := testJudge.Judge(context.Background(), job.Task{SubmissionID: "bench", Attempt: 1,
+				// A submission id of its own, as in production: its artefacts are new
+				// files, not a rewrite of the last one's.
+				out, err := testJudge.Judge(context.Background(), job.Task{SubmissionID: fmt.Sprintf("bench-%d", seq.Add(1)), Attempt: 1,
 					ProblemSHA256: sha, Language: "python3", Source: src})
 				if err != nil || out.Verdict != job.VerdictAC {
 					b.Errorf("%v %v", out.Verdict, err)

@@ -217,38 +217,63 @@ func (j *Judge) Close() error {
 // tasksDir holds one directory per task being judged.
 func (j *Judge) tasksDir() string { return filepath.Join(j.cfg.WorkDir, "tasks") }
 
-// Judge judges one task (see the package comment for Outcome versus error).
+// Judge judges one task (see the package comment for Outcome versus error) and keeps
+// its artefacts before it returns: Decide, then Decision.Keep.
 func (j *Judge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
+	d, err := j.Decide(ctx, t)
+	if err != nil {
+		return job.Outcome{}, err
+	}
+	if d.Keep != nil {
+		d.Keep(ctx)
+	}
+	return d.Outcome, nil
+}
+
+// Decision is a judged task whose artefacts (compile log, case output excerpts) are not
+// stored yet.
+type Decision struct {
+	Outcome job.Outcome
+	// Keep stores the artefacts in the object store; nil when the judge keeps none
+	// (store_artefacts off). They are diagnostics: a failure is logged, not returned.
+	Keep func(ctx context.Context)
+}
+
+// Decide judges one task like Judge but leaves its artefacts to Decision.Keep, so that
+// the caller can free what it holds for judging (a worker's judging slot) before the
+// object store's disk or network is touched, and keep them before the verdict is seen.
+func (j *Judge) Decide(ctx context.Context, t job.Task) (Decision, error) {
 	j.mu.Lock()
 	closed := j.closed
 	j.mu.Unlock()
 	if closed {
-		return job.Outcome{}, ErrClosed
+		return Decision{}, ErrClosed
 	}
 	l, ok := j.langs.Get(t.Language)
 	if !ok {
-		return job.Outcome{}, fmt.Errorf("judge %s: %w %q", t.SubmissionID, ErrUnknownLanguage, t.Language)
+		return Decision{}, fmt.Errorf("judge %s: %w %q", t.SubmissionID, ErrUnknownLanguage, t.Language)
 	}
 	if ms := j.missing[l.ID]; len(ms) > 0 {
-		return job.Outcome{}, fmt.Errorf("judge %s: %w: %s", t.SubmissionID, ErrLanguageUnavailable, ms[0])
+		return Decision{}, fmt.Errorf("judge %s: %w: %s", t.SubmissionID, ErrLanguageUnavailable, ms[0])
 	}
 	ent, err := j.acquire(ctx, t.ProblemSHA256)
 	if err != nil {
-		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
+		return Decision{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
 	}
 	defer ent.Release()
 	dir, err := os.MkdirTemp(j.tasksDir(), "task-")
 	if err != nil {
-		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
+		return Decision{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
 	}
 	defer os.RemoveAll(dir)
 	tk := &task{j: j, t: t, lang: l, ent: ent, dir: dir}
 	out, arts, err := tk.judge(ctx)
 	if err != nil {
-		return job.Outcome{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
+		return Decision{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)
 	}
+	d := Decision{Outcome: out}
 	if j.cfg.StoreArtefacts {
-		j.storeArtefacts(ctx, t, arts)
+		d.Keep = func(ctx context.Context) { j.storeArtefacts(ctx, t, arts) }
 	}
-	return out, nil
+	return d, nil
 }

@@ -252,6 +252,48 @@ func TestArtefactsStoredBounded(t *testing.T) {
 	}
 }
 
+// TestDecideLeavesArtefactsToKeep: Decide stores nothing (the worker frees its judging
+// slot first); Keep stores what Judge would have.
+func TestDecideLeavesArtefactsToKeep(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, aplusb("lines"))
+	ctx := context.Background()
+	key := objstore.RunKey("decide-ce", 1, objstore.CompileLogFile)
+	d, err := testJudge.Decide(ctx, job.Task{SubmissionID: "decide-ce", Attempt: 1, ProblemSHA256: sha,
+		Language: "cpp17", Source: readSource(t, "corpus/cpp17/ce.cpp")})
+	if err != nil || d.Outcome.Verdict != job.VerdictCE || d.Keep == nil {
+		t.Fatalf("%v %v (keep set: %v)", d.Outcome.Verdict, err, d.Keep != nil)
+	}
+	if ok, err := testStore.Exists(ctx, key); ok || err != nil {
+		t.Fatalf("compile log stored before Keep (exists %v, err %v)", ok, err)
+	}
+	d.Keep(ctx)
+	rc, err := testStore.Get(ctx, key)
+	if err != nil {
+		t.Fatalf("compile log not stored by Keep: %v", err)
+	}
+	b, _ := io.ReadAll(rc)
+	rc.Close()
+	if string(b) != d.Outcome.CompileOutput {
+		t.Fatalf("compile log %q, outcome's compile output %q", b, d.Outcome.CompileOutput)
+	}
+
+	cfg := DefaultConfig()
+	cfg.WorkDir = filepath.Join(testRoot, "no-artefacts", "work")
+	cfg.Cache = cache.Config{Dir: filepath.Join(testRoot, "no-artefacts", "cache"), BudgetBytes: 1 << 30, FetchTimeout: time.Minute}
+	cfg.StoreArtefacts, cfg.PrecompiledHeaders = false, false
+	off, err := New(cfg, SandboxRunner{Pool: testPool}, testStore, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off.Close()
+	d, err = off.Decide(ctx, job.Task{SubmissionID: "decide-off", Attempt: 1, ProblemSHA256: sha,
+		Language: "python3", Source: readSource(t, "corpus/python3/ac.py")})
+	if err != nil || d.Outcome.Verdict != job.VerdictAC || d.Keep != nil {
+		t.Fatalf("store_artefacts off: %v %v, keep set: %v", d.Outcome.Verdict, err, d.Keep != nil)
+	}
+}
+
 func TestUndecidableTasksAreErrors(t *testing.T) {
 	needSandbox(t)
 	ctx := context.Background()

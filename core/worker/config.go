@@ -31,7 +31,8 @@ type Config struct {
 	RetryMax          time.Duration  `mapstructure:"retry_max"`
 	ShutdownGrace     time.Duration  `mapstructure:"shutdown_grace"`
 	// StoreTimeout bounds each PostgreSQL call of the write-back path (finalize, end of an
-	// attempt, heartbeat), and how long a shutdown may still write back after the grace:
+	// attempt, heartbeat) and the storing of a verdict's artefacts before it, and how long
+	// a shutdown may still write back after the grace:
 	// Run returns by shutdown_grace + store_timeout whatever PostgreSQL does.
 	StoreTimeout time.Duration `mapstructure:"store_timeout"`
 	// ConsumerGCIdle removes consumers of the group (names of worker processes that are

@@ -28,7 +28,7 @@ func (l *lane) start(t job.Task, entries []string) {
 	go func() {
 		defer l.sh.judges.Done()
 		l.log.Debug("judging", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "lane", l.lane)
-		out, reason, err := l.judgeOne(ctx, t)
+		out, keep, reason, err := l.judgeOne(ctx, t)
 		r.phase.Store(phaseWriting)
 		if !l.handOver(r) {
 			// The shutdown deadline passed: nothing can be written back any more, the
@@ -56,6 +56,9 @@ func (l *lane) start(t job.Task, entries []string) {
 		if out.Verdict == job.VerdictSE && reason == "" {
 			reason = seReason(out)
 		}
+		if keep != nil {
+			l.keep(t, keep)
+		}
 		l.results <- result{run: r, outcome: out, reason: reason}
 	}()
 }
@@ -76,18 +79,43 @@ func (l *lane) handOver(r *run) bool {
 
 // judgeOne runs the judge. A panic (a hostile package or checker output tripping a bug)
 // ends this attempt alone, as SE with the panic as its reason; the stack goes to the log
-// and the worker keeps judging the others.
-func (w *Worker) judgeOne(ctx context.Context, t job.Task) (out job.Outcome, reason string, err error) {
+// and the worker keeps judging the others. keep, when not nil, stores the decision's
+// artefacts (a Decider's); the caller runs it once the judging slot is free.
+func (w *Worker) judgeOne(ctx context.Context, t job.Task) (out job.Outcome, keep func(context.Context), reason string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			w.m.Errors.WithLabelValues("judge_panic").Inc()
 			w.log.Error("judge panicked: the attempt ends as SE", "submission_id", t.SubmissionID, "attempt", t.Attempt,
 				"trace_id", t.TraceID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			out, reason, err = job.Outcome{Verdict: job.VerdictSE}, fmt.Sprintf("judge panicked: %v", p), nil
+			out, keep, reason, err = job.Outcome{Verdict: job.VerdictSE}, nil, fmt.Sprintf("judge panicked: %v", p), nil
 		}
 	}()
+	if d, ok := w.judge.(Decider); ok {
+		dec, err := d.Decide(ctx, t)
+		if err != nil {
+			return job.Outcome{}, nil, "", err
+		}
+		return dec.Outcome, dec.Keep, "", nil
+	}
 	out, err = w.judge.Judge(ctx, t)
-	return out, "", err
+	return out, nil, "", err
+}
+
+// keep stores a decision's artefacts before its verdict is written back, holding a
+// write-back token, not a judging slot. It is bounded by store_timeout and by the
+// shutdown deadline; the artefacts are diagnostics, so a failure or a panic is logged
+// and the verdict goes on.
+func (l *lane) keep(t job.Task, keep func(context.Context)) {
+	defer func() {
+		if p := recover(); p != nil {
+			l.m.Errors.WithLabelValues("judge_panic").Inc()
+			l.log.Error("storing the artefacts panicked; the verdict stands", "submission_id", t.SubmissionID,
+				"attempt", t.Attempt, "trace_id", t.TraceID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	ctx, cancel := context.WithTimeout(l.sh.storeCtx, l.cfg.StoreTimeout)
+	defer cancel()
+	keep(ctx)
 }
 
 // seReason is the reason of an SE verdict the judge decided: the first SE case's

@@ -12,6 +12,7 @@ import (
 
 	"oj/core/clock"
 	"oj/core/job"
+	"oj/core/judge"
 	"oj/core/store"
 	"oj/core/stream"
 )
@@ -22,6 +23,15 @@ import (
 // the error as its reason.
 type Judge interface {
 	Judge(ctx context.Context, t job.Task) (job.Outcome, error)
+}
+
+// Decider is a Judge that leaves storing a decision's artefacts (compile log, output
+// excerpts) to a step of its own, as judge.Judge does. The worker runs that step once
+// the judging slot is free and before the verdict is written back: a slow disk or
+// object store never holds a judging slot, and the artefacts are there when the
+// verdict is seen.
+type Decider interface {
+	Decide(ctx context.Context, t job.Task) (judge.Decision, error)
 }
 
 // LostEntries takes the ids of pending entries that vanished from a lane's stream; the
