@@ -102,12 +102,7 @@ func TestOjdAllServesAndStops(t *testing.T) {
 // /tmp, so a judge work dir there is refused) and returns both.
 func buildOjd(t *testing.T) (dir, bin string) {
 	t.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", "oj-ojd-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	dir = testenv.VarTmpDir(t, "oj-ojd-test-")
 	bin = filepath.Join(dir, "ojd")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

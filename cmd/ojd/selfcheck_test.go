@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A worker whose host cannot judge stops at start, naming the key to change, instead of
@@ -94,7 +96,23 @@ func TestWorkerSelfCheck(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		_ = cmd.Process.Signal(syscall.SIGTERM)
+		// A worker that stops on SIGTERM unmounts its tasks tmpfs; one killed leaves it.
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("worker after SIGTERM: %v\n%s", err, logs.String())
+			}
+		case <-time.After(40 * time.Second):
+			t.Fatalf("worker did not stop within 40 s of SIGTERM\n%s", logs.String())
+		}
+		if tasks := filepath.Join(dir, "work", "tasks"); isMountPoint(t, tasks) {
+			t.Fatalf("%s is still mounted after the worker stopped", tasks)
+		}
 	})
 }
 
@@ -115,4 +133,14 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// isMountPoint reports whether p is on another file system than its parent.
+func isMountPoint(t *testing.T, p string) bool {
+	t.Helper()
+	var st, parent unix.Stat_t
+	if unix.Stat(p, &st) != nil || unix.Stat(filepath.Dir(p), &parent) != nil {
+		return false
+	}
+	return st.Dev != parent.Dev
 }

@@ -45,12 +45,7 @@ func newSystem(tb testing.TB, slots int) *system {
 	if os.Geteuid() != 0 {
 		tb.Skip("the sandbox needs root")
 	}
-	root, err := os.MkdirTemp("/var/tmp", "oj-e2e-") // the sandbox hides /tmp
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(root) })
-	os.Chmod(root, 0o755)
+	root := testenv.VarTmpDir(tb, "oj-e2e-")
 	scfg := sandbox.DefaultConfig()
 	scfg.PoolSize = 2 * slots
 	scfg.CgroupParent = testenv.RandomName("oj-e2e-")

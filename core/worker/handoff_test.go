@@ -88,12 +88,12 @@ func TestJudgingSlotFreeDuringWriteBack(t *testing.T) {
 // submission, how often Keep ran and whether the verdict was already written then.
 type keeping struct {
 	scripted *testenv.Judge
-	h       *harness
-	gate    chan struct{}
-	waiting atomic.Int32
-	mu      sync.Mutex
-	kept    map[string]int
-	late    []string // submissions already finished when their artefacts were kept
+	h        *harness
+	gate     chan struct{}
+	waiting  atomic.Int32
+	mu       sync.Mutex
+	kept     map[string]int
+	late     []string // submissions already finished when their artefacts were kept
 }
 
 // Judge is the worker's Judge; the worker calls Decide instead.

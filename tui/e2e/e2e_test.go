@@ -17,6 +17,7 @@ import (
 
 	"oj/core/api/client"
 	"oj/core/api/wire"
+	"oj/core/testenv"
 )
 
 // TestDashboardReplaysADeadLetter runs the whole system (ojd all on a fresh database),
@@ -40,12 +41,7 @@ func TestDashboardReplaysADeadLetter(t *testing.T) {
 		}
 	}
 	root := repoRoot(t)
-	dir, err := os.MkdirTemp("/var/tmp", "oj-dash-e2e-") // the sandbox hides /tmp
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	dir := testenv.VarTmpDir(t, "oj-dash-e2e-")
 
 	// Build the real binaries.
 	bin := filepath.Join(dir, "bin")
