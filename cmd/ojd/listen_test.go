@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -85,12 +84,7 @@ func TestOjdPortZeroWritesTheBoundAddress(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("ojd api after SIGTERM: %v\n%s", err, logs.String())
-	}
+	stopWithSIGTERM(t, cmd, "ojd api", &logs)
 	if _, err := os.Stat(addrFile); !os.IsNotExist(err) {
 		t.Fatalf("%s is still there after exit: %v", addrFile, err)
 	}

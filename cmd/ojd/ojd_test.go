@@ -83,6 +83,12 @@ func TestOjdAllServesAndStops(t *testing.T) {
 	if err != nil || sub.Verdict == nil || *sub.Verdict != "AC" {
 		t.Fatalf("submission: %+v %v\n%s", sub, err, logs.String())
 	}
+	stopWithSIGTERM(t, cmd, "ojd all", &logs)
+}
+
+// stopWithSIGTERM sends SIGTERM to cmd and fails the test unless it exits 0 within 40 s.
+func stopWithSIGTERM(t *testing.T, cmd *exec.Cmd, what string, logs *syncBuffer) {
+	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +97,10 @@ func TestOjdAllServesAndStops(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("ojd all after SIGTERM: %v\n%s", err, logs.String())
+			t.Fatalf("%s after SIGTERM: %v\n%s", what, err, logs.String())
 		}
 	case <-time.After(40 * time.Second):
-		t.Fatalf("ojd all did not stop after SIGTERM\n%s", logs.String())
+		t.Fatalf("%s did not stop within 40 s of SIGTERM\n%s", what, logs.String())
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -97,19 +96,7 @@ func TestWorkerSelfCheck(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		// A worker that stops on SIGTERM unmounts its tasks tmpfs; one killed leaves it.
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("worker after SIGTERM: %v\n%s", err, logs.String())
-			}
-		case <-time.After(40 * time.Second):
-			t.Fatalf("worker did not stop within 40 s of SIGTERM\n%s", logs.String())
-		}
+		stopWithSIGTERM(t, cmd, "worker", &logs)
 		if tasks := filepath.Join(dir, "work", "tasks"); isMountPoint(t, tasks) {
 			t.Fatalf("%s is still mounted after the worker stopped", tasks)
 		}

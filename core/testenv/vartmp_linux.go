@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"oj/sandbox/mountinfo"
 )
 
 // unmountUnder detaches every mount below dir, the deepest first.
@@ -26,7 +27,7 @@ func unmountUnder(dir string) {
 		if len(fields) < 5 {
 			continue
 		}
-		p := unescapeMountinfo(fields[4])
+		p := mountinfo.Unescape(fields[4])
 		if strings.HasPrefix(p, dir+"/") {
 			points = append(points, p)
 		}
@@ -35,22 +36,4 @@ func unmountUnder(dir string) {
 	for _, p := range points {
 		_ = unix.Unmount(p, unix.MNT_DETACH)
 	}
-}
-
-func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -91,9 +91,6 @@ func TestFlatKeyed(t *testing.T) {
 	if v, _ := parseInt("max\n"); v != -1 {
 		t.Fatalf("max = %d", v)
 	}
-	if unescape(`/a\040b`) != "/a b" {
-		t.Fatal("unescape")
-	}
 }
 
 // TestRealGroup creates a run cgroup on this machine's hierarchy, puts a process in it,

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"oj/sandbox/mountinfo"
 )
 
 // FavorDynmods sets the favordynmods option of the host's cgroup2 superblock (Linux ≥
@@ -98,28 +100,9 @@ func parseMountinfo(line string) (mountEntry, bool) {
 	if len(lf) < 6 || len(rf) < 3 || rf[0] != "cgroup2" {
 		return mountEntry{}, false
 	}
-	m := mountEntry{point: unescapeMountinfo(lf[4]), super: strings.Split(rf[2], ",")}
+	m := mountEntry{point: mountinfo.Unescape(lf[4]), super: strings.Split(rf[2], ",")}
 	for _, o := range strings.Split(lf[5], ",") {
 		m.flags |= mountFlags[o]
 	}
 	return m, true
 }
-
-// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space and so on).
-func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) {
-			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isOctal(c byte) bool { return c >= '0' && c <= '7' }

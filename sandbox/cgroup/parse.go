@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"oj/sandbox/mountinfo"
 )
 
 // selfCgroups parses /proc/self/cgroup into controller → path. The v2 entry ("0::/x")
@@ -58,32 +60,13 @@ func cgroupMounts(r io.Reader) ([]mountPoint, error) {
 			continue
 		}
 		out = append(out, mountPoint{
-			root: unescape(f[3]),
-			dir:  unescape(f[4]),
+			root: mountinfo.Unescape(f[3]),
+			dir:  mountinfo.Unescape(f[4]),
 			v2:   fstype == "cgroup2",
 			opts: strings.Split(f[sep+3], ","),
 		})
 	}
 	return out, sc.Err()
-}
-
-// unescape undoes mountinfo's octal escapes (\040 for a space).
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // flatKeyed reads one key of a "key value" file (cpu.stat, memory.events,
