@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"oj/sandbox/ns"
 )
 
@@ -72,6 +74,9 @@ func (r *runState) outputs() error {
 func (r *runState) output(file *os.File, path string, capBytes int, name string) (*os.File, *capture, *os.File, error) {
 	switch {
 	case file != nil:
+		if r.spec.DrainedOutput {
+			r.watchPipe(file)
+		}
 		return file, nil, file, nil
 	case path != "":
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
@@ -87,6 +92,7 @@ func (r *runState) output(file *os.File, path string, capBytes int, name string)
 	}
 	r.handed = append(r.handed, w)
 	r.readEnds = append(r.readEnds, pr)
+	r.watchPipe(w) // the capture below reads it as fast as it can
 	if capBytes <= 0 {
 		capBytes = r.p.cfg.CaptureBytes
 	}
@@ -143,10 +149,40 @@ func (r *runState) closeHanded() {
 	r.handed = nil
 }
 
+// watchPipe lets the stall meter see when f, the write end of a pipe whose reader reads
+// as fast as it can, is full (the program then waits on its reader). It keeps a
+// duplicate of the descriptor: f may be closed by its owner as soon as the run has it.
+// Anything but a pipe is not watched (a file never makes its writer wait on a reader).
+func (r *runState) watchPipe(f *os.File) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) {
+		var st unix.Stat_t
+		if unix.Fstat(int(fd), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+			return
+		}
+		if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			r.watched = append(r.watched, d)
+		}
+	})
+}
+
+// closeWatched closes the watched pipes' duplicates: a capture reader sees the end of
+// its output only once every write end is closed.
+func (r *runState) closeWatched() {
+	for _, fd := range r.watched {
+		unix.Close(fd)
+	}
+	r.watched = nil
+}
+
 // closeStreams is called once every process of the run is dead: output file sizes are
 // taken, our copies of the pipes' write ends go (if they are still open) so that the
 // capture readers see EOF, and the readers and the stdin feeder are waited for.
 func (r *runState) closeStreams() {
+	r.closeWatched()
 	r.closeHanded()
 	if r.outFile != nil {
 		r.outSize = fileSize(r.outFile)
