@@ -183,20 +183,23 @@ func (k *killer) reason() (Status, string) {
 }
 
 // execute runs the request in the slot while watching CPU, wall time and the context.
-// Wall time is counted without the run's stall (see stallMeter): when the wall timer
-// fires, the time the host held the run up so far is read and the timer set again for
-// what is left, until the run has had its whole wall limit to itself.
+// Wall time is counted from the program's start and without the run's stall (see
+// stallMeter): when the wall timer fires, the time the host held the run up so far is
+// read and the timer set again for what is left, until the program has had its whole
+// wall limit to itself.
 func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 	lim, g := r.lim, r.g
 	start := time.Now()
-	r.stall = newStallMeter(start, g.Threads, r.watched)
+	r.stall = newStallMeter(start, lim.Wall, g.Threads, r.watched)
 	maxStall := time.Duration(r.p.cfg.MaxStall * float64(lim.Wall))
 	stop := make(chan struct{})
 	stalledOut := func(now time.Time) (Status, string, bool) {
-		if s := r.stall.stalled(now); s > maxStall {
-			return SE, fmt.Sprintf("the host held the run up for %v of %v (waiting for a CPU, or for its output to be read), "+
-				"over sandbox.max_stall × its wall limit (%v): the host is too busy to judge it",
-				s.Round(time.Millisecond), now.Sub(start).Round(time.Millisecond), maxStall), true
+		setup, stalled := r.stall.setup(now), r.stall.stalled(now)
+		if setup+stalled > maxStall {
+			return SE, fmt.Sprintf("the host held the run up for %v (starting it %v, then waiting for a CPU or for "+
+				"its output to be read %v of %v), over sandbox.max_stall × its wall limit (%v): the host is too busy to judge it",
+				(setup + stalled).Round(time.Millisecond), setup.Round(time.Millisecond), stalled.Round(time.Millisecond),
+				r.stall.elapsed(now).Round(time.Millisecond), maxStall), true
 		}
 		return "", "", false
 	}
@@ -219,7 +222,11 @@ func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 			return st, msg, kill
 		}
 		stalled := r.stall.stalled(now)
-		if left = lim.Wall - (now.Sub(start) - stalled); left > 0 {
+		if left = lim.Wall - (r.stall.elapsed(now) - stalled); left > 0 {
+			return "", "", false
+		}
+		if !r.stall.idle() {
+			left = r.p.cfg.PollInterval // it wants a CPU now, or it has ended: look again soon
 			return "", "", false
 		}
 		return TLE, fmt.Sprintf("wall time over %v (not counting %v the host stalled the run)", lim.Wall, stalled.Round(time.Millisecond)), true

@@ -61,20 +61,21 @@ func (r *runState) stdin() error {
 // outputs sets the program's standard output and error.
 func (r *runState) outputs() error {
 	var err error
-	if r.req.Stdout, r.outCap, r.outFile, err = r.output(r.spec.StdoutFile, r.spec.StdoutPath, r.spec.StdoutCap, "stdout"); err != nil {
+	if r.req.Stdout, r.outCap, r.outFile, err = r.output(r.spec.StdoutFile, r.spec.StdoutDrained, r.spec.StdoutPath, r.spec.StdoutCap, "stdout"); err != nil {
 		return err
 	}
-	r.req.Stderr, r.errCap, r.errFile, err = r.output(r.spec.StderrFile, r.spec.StderrPath, r.spec.StderrCap, "stderr")
+	r.req.Stderr, r.errCap, r.errFile, err = r.output(r.spec.StderrFile, r.spec.StderrDrained, r.spec.StderrPath, r.spec.StderrCap, "stderr")
 	return err
 }
 
 // output returns what the program writes to (the caller's file, a file created at
 // path, or a pipe captured up to capBytes and counted against Limits.Output, whose
-// overflow kills the run for OLE), the capture if any, and the file if not.
-func (r *runState) output(file *os.File, path string, capBytes int, name string) (*os.File, *capture, *os.File, error) {
+// overflow kills the run for OLE), the capture if any, and the file if not. drained
+// says the caller reads file as fast as it can (see Spec.StdoutDrained).
+func (r *runState) output(file *os.File, drained bool, path string, capBytes int, name string) (*os.File, *capture, *os.File, error) {
 	switch {
 	case file != nil:
-		if r.spec.DrainedOutput {
+		if drained {
 			r.watchPipe(file)
 		}
 		return file, nil, file, nil

@@ -34,9 +34,9 @@ func stallPool(t *testing.T, maxStall float64) *Pool {
 var writer = []string{"head", "-c", "4194304", "/dev/zero"}
 
 // A program blocked on a full output pipe whose reader is slow — the judge's worker on a
-// busy host — is waiting for the host, not idling: with DrainedOutput that time is its
+// busy host — is waiting for the host, not idling: with StdoutDrained that time is its
 // stall and the wall limit does not count it. A pipe to another program (no
-// DrainedOutput) is the program's own business: the same wait is TLE.
+// StdoutDrained) is the program's own business: the same wait is TLE.
 func TestWallDoesNotCountWaitingForTheReader(t *testing.T) {
 	t.Parallel()
 	p := stallPool(t, 100) // the reader's delay is the point here, not the bound
@@ -57,11 +57,19 @@ func TestWallDoesNotCountWaitingForTheReader(t *testing.T) {
 			defer r.Close()
 			read := make(chan int64)
 			go func() {
-				time.Sleep(2 * wall) // a reader that gets no CPU for a while
+				// A reader that gets no CPU for a while once the program has started
+				// writing (however long the sandbox took to start it).
+				fds := []unix.PollFd{{Fd: int32(r.Fd()), Events: unix.POLLIN}}
+				for {
+					if n, err := unix.Poll(fds, -1); n > 0 || err != unix.EINTR {
+						break
+					}
+				}
+				time.Sleep(2 * wall)
 				n, _ := io.Copy(io.Discard, r)
 				read <- n
 			}()
-			res, err := p.Run(context.Background(), Spec{Args: writer, StdoutFile: w, DrainedOutput: c.drained,
+			res, err := p.Run(context.Background(), Spec{Args: writer, StdoutFile: w, StdoutDrained: c.drained,
 				OnStart: func() { w.Close() }, Limits: Limits{CPU: 2 * time.Second, Wall: wall}})
 			w.Close()
 			n := <-read
@@ -86,7 +94,7 @@ func TestStallOverTheBoundIsSE(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close() // open, never read while the run lasts: the pipe stays full
-	res, err := p.Run(context.Background(), Spec{Args: writer, StdoutFile: w, DrainedOutput: true,
+	res, err := p.Run(context.Background(), Spec{Args: writer, StdoutFile: w, StdoutDrained: true,
 		OnStart: func() { w.Close() }, Limits: Limits{CPU: 2 * time.Second, Wall: 400 * time.Millisecond}})
 	w.Close()
 	t.Logf("status %s wall %v stalled %v err %v", res.Status, res.Wall, res.Stalled, err)
@@ -146,10 +154,11 @@ func TestStallMeterKeepsEndedThreads(t *testing.T) {
 	ms := time.Millisecond
 	var tids []int
 	delays := map[int]time.Duration{}
-	defer func(f func(int) (time.Duration, bool)) { runDelayOf = f }(runDelayOf)
+	defer func(f, g func(int) (time.Duration, bool)) { runDelayOf, threadAgeOf = f, g }(runDelayOf, threadAgeOf)
 	runDelayOf = func(tid int) (time.Duration, bool) { d, ok := delays[tid]; return d, ok }
+	threadAgeOf = func(int) (time.Duration, bool) { return time.Hour, true }
 	start := time.Unix(1000, 0)
-	m := newStallMeter(start, func() ([]int, error) { return tids, nil }, nil)
+	m := newStallMeter(start, time.Hour, func() ([]int, error) { return tids, nil }, nil)
 	step := func(at time.Duration, live []int, d map[int]time.Duration, want time.Duration) {
 		t.Helper()
 		tids, delays = live, d
@@ -165,5 +174,74 @@ func TestStallMeterKeepsEndedThreads(t *testing.T) {
 	step(450*ms, []int{8, 9}, map[int]time.Duration{8: 300 * ms, 9: 300 * ms}, 450*ms) // never past the time passed
 	if got := m.stalled(start.Add(10 * time.Second)); got != 10*ms+25*ms+6*ms+300*ms+300*ms {
 		t.Fatalf("stalled %v later", got)
+	}
+}
+
+// The wall clock starts when the program joined its cgroup, as closely as the meter can
+// tell: after the last poll that did not see it, and after it was created.
+func TestStallMeterStartsAtTheProgram(t *testing.T) {
+	ms := time.Millisecond
+	var tids []int
+	ages := map[int]time.Duration{}
+	defer func(f, g func(int) (time.Duration, bool)) { runDelayOf, threadAgeOf = f, g }(runDelayOf, threadAgeOf)
+	runDelayOf = func(int) (time.Duration, bool) { return 0, true }
+	threadAgeOf = func(tid int) (time.Duration, bool) { a, ok := ages[tid]; return a, ok }
+	start := time.Unix(1000, 0)
+	m := newStallMeter(start, time.Hour, func() ([]int, error) { return tids, nil }, nil)
+	m.sample(start.Add(40*ms), false) // the slot is still mounting the work dir
+	if got, setup := m.elapsed(start.Add(40*ms)), m.setup(start.Add(40*ms)); got != 0 || setup != 40*ms {
+		t.Fatalf("elapsed %v, setup %v before the program was seen, want 0 and 40ms", got, setup)
+	}
+	// A late poll: the program was created at 220 ms (its thread at 240 ms), after the
+	// last poll.
+	tids, ages = []int{42, 43}, map[int]time.Duration{42: 30 * ms, 43: 10 * ms}
+	m.sample(start.Add(250*ms), false)
+	if got, setup := m.elapsed(start.Add(300*ms)), m.setup(start.Add(300*ms)); got != 80*ms || setup != 220*ms {
+		t.Fatalf("elapsed %v, setup %v, want 80ms and 220ms: from the program's creation", got, setup)
+	}
+
+	// Created long ago, but still not in the cgroup at the last poll (joining it waited).
+	ages = map[int]time.Duration{7: time.Second}
+	m = newStallMeter(start, time.Hour, func() ([]int, error) { return tids, nil }, nil)
+	tids = nil
+	m.sample(start.Add(40*ms), false)
+	tids = []int{7}
+	m.sample(start.Add(60*ms), false)
+	if got := m.elapsed(start.Add(100 * ms)); got != 60*ms {
+		t.Fatalf("elapsed %v, want 60ms: from the last poll that had not seen it", got)
+	}
+}
+
+// threadAge reads a real thread's age: this one's is under the process's.
+func TestThreadAge(t *testing.T) {
+	age, ok := threadAge(unix.Gettid())
+	if !ok || age < 0 || age > time.Hour {
+		t.Fatalf("age %v %v", age, ok)
+	}
+}
+
+// The wall limit ends only an idle run: one with a live thread, none runnable.
+func TestStallMeterIdle(t *testing.T) {
+	states := map[int]byte{}
+	var tids []int
+	defer func(f func(int) byte) { threadStateOf = f }(threadStateOf)
+	threadStateOf = func(tid int) byte { return states[tid] }
+	m := newStallMeter(time.Now(), time.Second, func() ([]int, error) { return tids, nil }, nil)
+	for _, c := range []struct {
+		name   string
+		tids   []int
+		states map[int]byte
+		idle   bool
+	}{
+		{"sleeping", []int{1, 2}, map[int]byte{1: 'S', 2: 'D'}, true},
+		{"one thread runnable", []int{1, 2}, map[int]byte{1: 'S', 2: 'R'}, false},
+		{"exited, not yet reaped", []int{1}, map[int]byte{1: 'Z'}, false},
+		{"gone", []int{1}, map[int]byte{}, false},
+		{"no thread left", nil, nil, false},
+	} {
+		tids, states = c.tids, c.states
+		if got := m.idle(); got != c.idle {
+			t.Errorf("%s: idle %v, want %v", c.name, got, c.idle)
+		}
 	}
 }
