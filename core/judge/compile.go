@@ -14,7 +14,7 @@ import (
 )
 
 // compiled is a compile's result: ok, or CE with the compiler's output. timedOut says
-// the compile was cut short by its CPU or wall limit, which a loaded host can cause.
+// the compile was cut short by its CPU limit.
 type compiled struct {
 	ok       bool
 	output   string
@@ -79,6 +79,8 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		ReadOnlyPaths: ro,
 		Stdout:        log.w,
 		Stderr:        log.w,
+		StdoutDrained: true,
+		StderrDrained: true,
 		CPU:           cpu,
 		Wall:          wall,
 		MemoryBytes:   int64(lim.MemoryMB) << 20,
@@ -99,9 +101,15 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		out = out[:j.cfg.CompileOutputBytes] + "\n…[truncated]\n"
 	}
 	switch {
+	case res.Status == StatusTLE && res.CPU <= cpu:
+		// Idle past its wall limit with CPU time to spare: a compiler waits like that
+		// only for the host (its disk, say), whatever the source. Not a CE: an error, so
+		// that the submission is compiled again later (bounded by max_attempts).
+		return compiled{}, fmt.Errorf("compile: cut short by its wall time limit (%v) after %v of CPU (%v more held up by the host): "+
+			"the host is too slow", wall, res.CPU.Round(time.Millisecond), res.Stalled.Round(time.Millisecond))
 	case res.Status == StatusTLE:
 		return compiled{timedOut: true,
-			output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU, %v wall)\n", cpu, wall)}, nil
+			output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU)\n", cpu)}, nil
 	case res.Status == StatusMLE:
 		return compiled{output: out + fmt.Sprintf("\ncompilation exceeded its memory limit (%d MiB)\n", lim.MemoryMB)}, nil
 	case res.Status == StatusOLE || log.over:

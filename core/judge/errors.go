@@ -14,8 +14,10 @@ import (
 // What is not permanent, on purpose: a language unknown to this worker or whose
 // toolchain this host lacks (another worker, configured differently, may judge it — the
 // API accepted the language from its own configuration), the object store or the cache
-// failing, the sandbox failing, a compile cut short by its time or wall limit (a loaded
-// host), a context that ended. Those stay errors to retry.
+// failing, the sandbox failing, a checker's compile cut short by its time limit, a
+// compile that waited past its wall limit with CPU time to spare (the host, never the
+// source), a run the sandbox gave up because the host held it up past
+// sandbox.max_stall, a context that ended. Those stay errors to retry.
 type PermanentError struct{ Err error }
 
 func (e *PermanentError) Error() string { return e.Err.Error() }

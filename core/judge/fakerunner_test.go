@@ -98,8 +98,9 @@ func write(f *os.File, data string) error {
 	return nil
 }
 
-// fakeLanguages has one language whose run needs nothing on the host: "./main" in
-// the work dir, never compiled (the fake runner answers in its place).
+// fakeLanguages has languages whose runs need nothing on the host: "./main" in the work
+// dir, never compiled (fake), or "compiled" by "./cc" (fakec; the fake runner answers
+// in place of both, a compile being a run without standard input).
 const fakeLanguages = `languages:
   - id: fake
     name: Fake
@@ -110,6 +111,15 @@ const fakeLanguages = `languages:
     memory_factor: 1
     processes: 1
     oom_marker: "fake: out of memory"
+  - id: fakec
+    name: Fake, compiled
+    source_file: main.src
+    compile: [./cc, main.src]
+    run: [./main]
+    lane: heavy
+    time_factor: 1
+    memory_factor: 1
+    processes: 1
 `
 
 // fakeJudge returns a judge that runs everything through fr, with its own store under

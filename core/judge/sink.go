@@ -19,13 +19,14 @@ import (
 // SIGPIPE) and the run ends at once instead of writing on until its time runs out.
 //
 // A program that writes faster than the worker reads waits for the worker, blocked on
-// the full pipe, while its wall clock runs. So reading costs as little as it can: past
-// the first sinkHead bytes, output is read in pooled chunks of sinkChunk bytes (a full
-// pipe in one read) and joined once, after the run, instead of into one buffer regrown
-// and copied on the way up to the output limit. That regrowth (to 64 MiB in 14
-// doublings, each a fresh allocation) made draining an output flood take up to 4 s on a
-// loaded 2-core host, where a plain read loop took 0.1–0.4 s, and OLE programs ran out
-// of wall time while blocked on the pipe (TLE).
+// the full pipe. The sandbox does not count that time against its wall limit (the
+// runs' Spec.StdoutDrained), but the run holds a slot meanwhile, so reading costs as
+// little as it can: past the first sinkHead bytes, output is read in pooled chunks of
+// sinkChunk bytes (a full pipe in one read) and joined once, after the run, instead of
+// into one buffer regrown and copied on the way up to the output limit. That regrowth
+// (to 64 MiB in 14 doublings, each a fresh allocation) made draining an output flood
+// take up to 4 s on a loaded 2-core host, where a plain read loop took 0.1–0.4 s, and
+// OLE programs ran out of wall time while blocked on the pipe (TLE).
 type outputSink struct {
 	w     *os.File // the write end, handed to the run; closed by wait
 	r     *os.File
