@@ -53,6 +53,9 @@ var schema = field{kind: kindMap, want: "a mapping of keys (title: …, time_lim
 			{key: "cases", kind: kindList, want: "a list of case numbers such as [1, 2, 3]",
 				elem: &field{kind: kindInt, want: "a case number (1, 2, …)"}},
 		}}},
+	{key: "samples", kind: kindList, want: "a list of case numbers such as [1, 2]",
+		elem: &field{kind: kindInt, want: "a case number (1, 2, …)"}},
+	{key: "public_tests", kind: kindBool, want: "true or false"},
 }}
 
 // checkerTypes lists the checker types as errors and the schema name them.
