@@ -122,7 +122,11 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, tok *store.Token)
 	if err != nil {
 		return unavailable("history", err)
 	}
-	out := wire.Trace{Submission: wire.TraceSubmission{Submission: toWire(sub, tok), OwnerID: sub.OwnerID,
+	view, err := s.caseViewOf(r.Context(), tok, sub)
+	if err != nil {
+		return unavailable("read submission", err)
+	}
+	out := wire.Trace{Submission: wire.TraceSubmission{Submission: toWire(sub, tok, view), OwnerID: sub.OwnerID,
 		Lane: string(sub.Lane), Failures: sub.Failures, MaxAttempts: sub.MaxAttempts, LeaseOwner: sub.LeaseOwner,
 		LeaseUntil: sub.LeaseUntil, LastError: sub.LastError, TraceID: sub.TraceID, QueuedAt: sub.QueuedAt,
 		StartedAt: sub.StartedAt}, Events: make([]wire.TraceEvent, 0, len(hist))}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 
 	"oj/core/api/wire"
 	"oj/core/judge/objstore"
@@ -82,7 +83,8 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, pkg *
 	pv := store.ProblemVersion{ProblemID: id, SHA256: sha, Title: pkg.Title(), TimeLimitMS: pkg.Spec.TimeLimitMS,
 		MemoryLimitMB: pkg.Spec.MemoryLimitMB, CaseCount: pkg.CaseCount(), CreatedBy: tok.Name,
 		Meta: map[string]any{"subtasks": subtasks, "checker": pkg.CheckerType(), "interactive": pkg.Interactive(),
-			"stop_on_first_failure": pkg.Spec.StopOnFirstFailure}}
+			"stop_on_first_failure": pkg.Spec.StopOnFirstFailure, "samples": nonNil(pkg.Spec.Samples),
+			"public_tests": pkg.Spec.PublicTests}}
 	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
 		return nil, unavailable("record problem version", err)
 	}
@@ -128,6 +130,12 @@ func problemWire(pv *store.ProblemVersion) wire.Problem {
 	p.Checker, _ = pv.Meta["checker"].(string)
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
 	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)
+	vis := visibilityOf(pv.Meta)
+	p.PublicTests, p.Samples = vis.public, make([]int, 0, len(vis.samples))
+	for c := range vis.samples {
+		p.Samples = append(p.Samples, c)
+	}
+	slices.Sort(p.Samples)
 	if raw, ok := pv.Meta["subtasks"].([]any); ok {
 		for _, x := range raw {
 			m, _ := x.(map[string]any)
@@ -143,4 +151,12 @@ func problemWire(pv *store.ProblemVersion) wire.Problem {
 		}
 	}
 	return p
+}
+
+// nonNil is xs, or an empty list for nil: stored and answered as [], never null.
+func nonNil(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
 }

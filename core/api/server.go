@@ -60,6 +60,7 @@ type Server struct {
 	buckets *buckets
 	backlog *backlog
 	auth    *authCache
+	views   visibilityCache
 	ops     *ops.Ops
 	once    sync.Once
 	// closing is closed when the server shuts down: waits and event streams end early.

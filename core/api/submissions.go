@@ -254,7 +254,11 @@ func (s *Server) answerAfterWait(w http.ResponseWriter, r *http.Request, tok *st
 		return unavailable("read submission", err)
 	}
 	if sub.State.Terminal() && (wait > 0 || alwaysWhole) {
-		writeJSON(w, http.StatusOK, toWire(sub, tok))
+		view, err := s.caseViewOf(r.Context(), tok, sub)
+		if err != nil {
+			return unavailable("read submission", err)
+		}
+		writeJSON(w, http.StatusOK, toWire(sub, tok, view))
 		return nil
 	}
 	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: id, State: string(sub.State)})
@@ -304,7 +308,11 @@ func (s *Server) getSubmission(w http.ResponseWriter, r *http.Request, tok *stor
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toWire(sub, tok))
+	view, err := s.caseViewOf(r.Context(), tok, sub)
+	if err != nil {
+		return unavailable("read submission", err)
+	}
+	writeJSON(w, http.StatusOK, toWire(sub, tok, view))
 	return nil
 }
 
@@ -324,8 +332,8 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 }
 
 // toWire is a submission as the API shows it to tok: no verdict fields before a verdict,
-// and the checkers' own messages and an error's details only to admins.
-func toWire(s *store.Submission, tok *store.Token) wire.Submission {
+// an error's details only to admins, and its cases as view lets tok see them.
+func toWire(s *store.Submission, tok *store.Token, view caseView) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
 		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases))}
@@ -341,8 +349,7 @@ func toWire(s *store.Submission, tok *store.Token) wire.Submission {
 		out.Error, _, _ = strings.Cut(out.Error, "\n")
 	}
 	for _, c := range s.Cases {
-		out.Cases = append(out.Cases, forViewer(wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict),
-			TimeMS: c.TimeMS, MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message, CheckerMessage: c.CheckerMessage}, tok))
+		out.Cases = append(out.Cases, view.apply(wireCase(c)))
 	}
 	return out
 }
@@ -360,13 +367,8 @@ func submissionError(s *store.Submission) string {
 	return ""
 }
 
-// forViewer is a case as tok may see it. A checker's message may quote the expected
-// output or the test input, which a submission's owner must never see (DESIGN.md,
-// "Submission states and verdicts"); admins see it whole. Every answer that carries
-// cases goes through here.
-func forViewer(c wire.Case, tok *store.Token) wire.Case {
-	if tok == nil || tok.Role != roleAdmin {
-		c.CheckerMessage = ""
-	}
-	return c
+// wireCase is a stored case result in the API's shape, before a caseView applies.
+func wireCase(c job.CaseResult) wire.Case {
+	return wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict), TimeMS: c.TimeMS,
+		MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message, CheckerMessage: c.CheckerMessage}
 }

@@ -97,7 +97,7 @@ func WorkerConfig() worker.Config {
 }
 
 // New starts the environment; everything stops when the test ends. An admin token exists
-// and problem "aplusb" (three A+B cases) is uploaded with it.
+// and problem "aplusb" (three A+B cases, case 1 its sample) is uploaded with it.
 func New(t testing.TB, o Options) *Env {
 	t.Helper()
 	e := &Env{T: t, Judge: testenv.NewJudge(nil), Log: quietLog(), wg: &sync.WaitGroup{}}
@@ -143,7 +143,7 @@ func New(t testing.TB, o Options) *Env {
 	e.AdminToken = e.Token("admin", "admin")
 	e.Admin = client.New(e.HTTP.URL, e.AdminToken)
 	if _, err := e.Admin.PutProblem(context.Background(), "aplusb",
-		bytes.NewReader(problemtest.Zip(problemtest.APlusB("title: A+B\n")))); err != nil {
+		bytes.NewReader(problemtest.Zip(problemtest.APlusB("title: A+B\nsamples: [1]\n")))); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -59,10 +59,13 @@ func (s *Submission) Terminal() bool {
 
 // Case is one test case's result. Message never holds the expected output or the test
 // input; CheckerMessage, the checker's or interactor's whole message, is sent to admins
-// only.
+// only. Sample says the case is one of the problem's samples: of any other case, the
+// submission's owner sees the verdict, time, memory and score, and a message that only
+// names the verdict.
 type Case struct {
 	Index          int     `json:"index"`
 	Subtask        int     `json:"subtask"`
+	Sample         bool    `json:"sample"`
 	Verdict        string  `json:"verdict"`
 	TimeMS         int     `json:"time_ms"`
 	MemoryKB       int     `json:"memory_kb"`
@@ -124,8 +127,12 @@ type Problem struct {
 	Checker       string    `json:"checker"`
 	Interactive   bool      `json:"interactive"`
 	// StopOnFirstFailure: the cases after the first one that is not AC are skipped (SK).
-	StopOnFirstFailure bool      `json:"stop_on_first_failure"`
-	CreatedAt          time.Time `json:"created_at"`
+	StopOnFirstFailure bool `json:"stop_on_first_failure"`
+	// Samples are the sample cases: a submission's owner sees what the solution wrote on
+	// them. PublicTests: the owner sees it on every case.
+	Samples     []int     `json:"samples"`
+	PublicTests bool      `json:"public_tests"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // ProblemSummary is a problem in GET /api/v1/problems: its latest version, how many
