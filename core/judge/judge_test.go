@@ -130,6 +130,33 @@ func TestSubtasksScorePartially(t *testing.T) {
 	}
 }
 
+// TestProgressReportsCarryTheFinalSubtask: each case's progress report (what the SSE
+// `case` events carry while a submission runs) numbers its subtask as the final result
+// does, not 0 until scoring.
+func TestProgressReportsCarryTheFinalSubtask(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, problemtest.Cases(map[string]string{
+		"problem.yaml": "title: A+B subtasks\nsubtasks:\n  - {score: 30, cases: [1, 2]}\n  - {score: 70, cases: [3]}\n",
+	}, [2]string{"1 2\n", "3\n"}, [2]string{"5 6\n", "11\n"}, [2]string{"1000 2000\n", "3000\n"}))
+	var reported []job.CaseResult
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ctx = job.WithProgress(ctx, func(c job.CaseResult) { reported = append(reported, c) })
+	out, err := testJudge.Judge(ctx, job.Task{SubmissionID: "progress-subtasks", ProblemSHA256: sha,
+		Language: "cpp17", Source: readSource(t, "corpus/cpp17/ac.cpp"), Attempt: 1})
+	if err != nil {
+		t.Fatalf("judge: %v", err)
+	}
+	if len(reported) != len(out.Cases) {
+		t.Fatalf("%d progress reports for %d cases", len(reported), len(out.Cases))
+	}
+	for i, c := range reported {
+		if want := out.Cases[i].Subtask; c.Subtask != want || want == 0 {
+			t.Errorf("case %d reported in subtask %d, the result says %d", c.Index, c.Subtask, want)
+		}
+	}
+}
+
 func divisorProblem(checker string) map[string]string {
 	return problemtest.Cases(map[string]string{
 		"problem.yaml": "title: Divisor\nchecker: {type: testlib, source: checker.cpp}\n",

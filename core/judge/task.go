@@ -103,6 +103,8 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 		}
 		co.art.Index, co.art.Verdict = i, string(co.res.Verdict)
 		arts.Cases = append(arts.Cases, co.art)
+		// The report carries the subtask the final result will give the case (score).
+		co.res.Subtask = spec.SubtaskOf(i)
 		results = append(results, co)
 		job.ReportCase(ctx, co.res)
 	}
