@@ -29,6 +29,8 @@ type fake struct {
 	calls    []string
 	// redis70: the consumers' inactive_ms is null, as on a Redis before 7.2.
 	redis70 bool
+	// refuseCancel, when set, is the answer of a real (not dry) cancel.
+	refuseCancel error
 }
 
 func (f *fake) fail(name string) error {
@@ -191,6 +193,9 @@ func (f *fake) Cancel(_ context.Context, _ string, dry bool) (*wire.CancelResult
 	}
 	if dry {
 		return &wire.CancelResult{DryRun: true, WouldCancel: 1}, nil
+	}
+	if f.refuseCancel != nil {
+		return nil, f.refuseCancel
 	}
 	return &wire.CancelResult{Canceled: 1}, nil
 }
