@@ -209,7 +209,7 @@ func TestTrimSafeKeepsPendingEntries(t *testing.T) {
 // Reclaim lets PostgreSQL decide every idle pending entry.
 func TestReclaimAsksPostgreSQL(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOpts{noWorker: true})
+	e := newEnv(t, envOpts{noWorker: true, allAtOnce: true})
 	ctx := context.Background()
 	lane := job.LaneLight
 	key := e.streams.Keys.Jobs(lane)

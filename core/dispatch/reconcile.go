@@ -120,4 +120,18 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		age = now.Sub(*oldest).Seconds()
 	}
 	d.metrics.OldestAge.Set(age)
+	queues, err := store.LaneQueues(ctx, d.db)
+	if err != nil {
+		d.log.Warn("lane queues", "err", err)
+		return
+	}
+	for _, lane := range job.Lanes {
+		q := queues[lane]
+		wait := 0.0
+		if q.Oldest != nil {
+			wait = now.Sub(*q.Oldest).Seconds()
+		}
+		d.metrics.Waiting.WithLabelValues(string(lane)).Set(float64(q.Waiting))
+		d.metrics.OldestWait.WithLabelValues(string(lane)).Set(wait)
+	}
 }

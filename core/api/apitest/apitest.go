@@ -34,9 +34,11 @@ import (
 
 // Options adjust the environment.
 type Options struct {
-	Limits   func(*api.Limits)    // on top of Limits()
-	Worker   func(*worker.Config) // on top of WorkerConfig()
-	NoWorker bool                 // start no worker (Env.StartWorker can, later)
+	Limits func(*api.Limits)    // on top of Limits()
+	Worker func(*worker.Config) // on top of WorkerConfig()
+	// Dispatcher adjusts the dispatcher's config (fair release, for one).
+	Dispatcher func(*dispatch.Config)
+	NoWorker   bool // start no worker (Env.StartWorker can, later)
 }
 
 // Env is one API server over a real pipeline.
@@ -115,6 +117,9 @@ func New(t testing.TB, o Options) *Env {
 	dcfg.ReconcileAfter = 2 * time.Second
 	dcfg.RetryBase = 10 * time.Millisecond
 	dcfg.RetryMax = 200 * time.Millisecond
+	if o.Dispatcher != nil {
+		o.Dispatcher(&dcfg)
+	}
 	e.Disp = dispatch.New(dcfg, e.DB, e.Streams, clock.Real{}, e.Log, dispatch.NewMetrics(nil))
 	e.Go(e.Disp.Run)
 	if !o.NoWorker {
