@@ -32,8 +32,14 @@ type Limits struct {
 	// GlobalRate and GlobalBurst are the bucket all submits share; 0 disables it.
 	GlobalRate  float64 `mapstructure:"global_rate"`
 	GlobalBurst int     `mapstructure:"global_burst"`
+	// MaxLivePerUser bounds the submissions a user token may have queued or running at
+	// once (429 too_many_live beyond); MaxLivePerAdmin the same for admin tokens. 0: no
+	// bound.
+	MaxLivePerUser  int `mapstructure:"max_live_per_user"`
+	MaxLivePerAdmin int `mapstructure:"max_live_per_admin"`
 	// BacklogMaxQueued and BacklogMaxAge refuse submits (429) while the queue holds more
-	// submissions, or its oldest has waited longer; 0 disables each.
+	// submissions, or its oldest has waited longer — to the users who have submissions
+	// waiting; a user with nothing queued is still accepted. 0 disables each.
 	BacklogMaxQueued int64         `mapstructure:"backlog_max_queued"`
 	BacklogMaxAge    time.Duration `mapstructure:"backlog_max_age"`
 	// BacklogRefresh is how often the queue is measured (one indexed query, shared by
@@ -57,8 +63,8 @@ func DefaultConfig() Config {
 }
 
 // DefaultLimits returns the default limits: 64 KiB sources, 256 MiB packages, 2 submits/s
-// per user (burst 10), 500/s in all (burst 1000), at most 50,000 queued or 10 minutes of
-// queue, waits capped at 10 s, 3 attempts.
+// per user (burst 10), 500/s in all (burst 1000), 20 live submissions per user token,
+// at most 50,000 queued or 10 minutes of queue, waits capped at 10 s, 3 attempts.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxSourceBytes:   64 << 10,
@@ -68,6 +74,7 @@ func DefaultLimits() Limits {
 		UserBuckets:      100_000,
 		GlobalRate:       500,
 		GlobalBurst:      1000,
+		MaxLivePerUser:   20,
 		BacklogMaxQueued: 50_000,
 		BacklogMaxAge:    10 * time.Minute,
 		BacklogRefresh:   time.Second,
@@ -110,6 +117,10 @@ func (l Limits) Validate() error {
 		return errors.New("api.limits.global_rate: must not be negative")
 	case l.GlobalRate > 0 && l.GlobalBurst < 1:
 		return errors.New("api.limits.global_burst: must be at least 1 when global_rate is set")
+	case l.MaxLivePerUser < 0:
+		return errors.New("api.limits.max_live_per_user: must not be negative")
+	case l.MaxLivePerAdmin < 0:
+		return errors.New("api.limits.max_live_per_admin: must not be negative")
 	case l.BacklogMaxQueued < 0:
 		return errors.New("api.limits.backlog_max_queued: must not be negative")
 	case l.BacklogMaxAge < 0:

@@ -24,6 +24,7 @@ const (
 	codeIdempotency     = "idempotency_key_reused"
 	codeRateLimited     = "rate_limited"
 	codeBacklog         = "backlog_full"
+	codeTooManyLive     = "too_many_live"
 	codeUnavailable     = "unavailable"
 	codeConflict        = "conflict"
 	codeInvalidPackage  = "invalid_package"

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -124,19 +123,17 @@ func (b *backlog) refresh(ctx context.Context) {
 	}
 }
 
-// check returns an error while the backlog is over a threshold.
-func (b *backlog) check() *apiError {
-	if max := b.lim.BacklogMaxQueued; max > 0 {
-		if n := b.queued.Load(); n >= max {
-			return &apiError{status: http.StatusTooManyRequests, code: codeBacklog, retryAfter: 5 * time.Second,
-				msg: "the judge is overloaded: too many submissions are waiting; retry later"}
-		}
+// over reports whether the queue is over a backlog threshold: too many submissions
+// queued, or the oldest queued too old. Submits are then refused to the users who have
+// submissions waiting (store.NewSubmission.RefuseIfQueued), not to everybody.
+func (b *backlog) over() bool {
+	if max := b.lim.BacklogMaxQueued; max > 0 && b.queued.Load() >= max {
+		return true
 	}
 	if age := b.lim.BacklogMaxAge; age > 0 {
 		if o := b.oldest.Load(); o != 0 && b.clock.Now().Sub(time.Unix(0, o)) > age {
-			return &apiError{status: http.StatusTooManyRequests, code: codeBacklog, retryAfter: 5 * time.Second,
-				msg: "the judge is overloaded: the oldest waiting submission is too old; retry later"}
+			return true
 		}
 	}
-	return nil
+	return false
 }

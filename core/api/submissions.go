@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -120,7 +121,11 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if aerr := s.pinProblemVersion(r.Context(), &n); aerr != nil {
 		return aerr
 	}
+	s.liveBounds(&n, tok)
 	id, err := store.Submit(r.Context(), s.d.DB, n)
+	if lb := (*store.LiveBoundError)(nil); errors.As(err, &lb) {
+		return s.liveRefused(lb, tok)
+	}
 	if err != nil {
 		return s.submitFailed(w, r, tok, n, req, err)
 	}
@@ -128,18 +133,46 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 }
 
 // admit refuses a submit before its body is read when the caller's or the global token
-// bucket is empty, or the backlog is over its threshold, so shedding load costs no decoding.
+// bucket is empty, so shedding load costs no decoding. The bounds on the caller's live
+// submissions (and the backlog, which refuses only callers with submissions waiting)
+// are decided when the submission is stored: see liveBounds.
 func (s *Server) admit(tok *store.Token) *apiError {
 	if ok, wait, which := s.buckets.take(tok.ID, s.clock.Now()); !ok {
 		s.metrics.submits.WithLabelValues("rate_limited").Inc()
 		return &apiError{status: http.StatusTooManyRequests, code: codeRateLimited, retryAfter: wait,
 			msg: "too many submissions (" + which + " limit); retry after the Retry-After delay"}
 	}
-	if aerr := s.backlog.check(); aerr != nil {
-		s.metrics.submits.WithLabelValues("backlog").Inc()
-		return aerr
-	}
 	return nil
+}
+
+// liveBounds sets n's bounds on its owner's live submissions: at most max_live_per_user
+// (max_live_per_admin for admins) queued or running, and while the queue is over its
+// backlog threshold, nothing new from an owner who already has a submission waiting —
+// the refusals fall on those holding the backlog, never on a user with nothing queued.
+func (s *Server) liveBounds(n *store.NewSubmission, tok *store.Token) {
+	n.MaxLive = s.lim.MaxLivePerUser
+	if tok.Role == roleAdmin {
+		n.MaxLive = s.lim.MaxLivePerAdmin
+	}
+	n.RefuseIfQueued = s.backlog.over()
+}
+
+// liveRefused is the answer of a submit its owner's live submissions refused.
+func (s *Server) liveRefused(e *store.LiveBoundError, tok *store.Token) *apiError {
+	if e.Backlog {
+		s.metrics.submits.WithLabelValues("backlog").Inc()
+		return &apiError{status: http.StatusTooManyRequests, code: codeBacklog, retryAfter: 10 * time.Second,
+			msg: fmt.Sprintf("the judge is overloaded and %d of your submissions are still waiting to be judged; "+
+				"submit again once they are (users with nothing waiting are still accepted)", e.Queued)}
+	}
+	key := "api.limits.max_live_per_user"
+	if tok.Role == roleAdmin {
+		key = "api.limits.max_live_per_admin"
+	}
+	s.metrics.submits.WithLabelValues("live_limit").Inc()
+	return &apiError{status: http.StatusTooManyRequests, code: codeTooManyLive, retryAfter: 5 * time.Second,
+		msg: fmt.Sprintf("you have %d submissions queued or running, the most a token may have (%d, %s); "+
+			"submit again when one is judged", e.Queued+e.Running, e.Limit, key)}
 }
 
 // readSubmit decodes the body and checks what decodeSubmit cannot know without the

@@ -26,6 +26,53 @@ type NewSubmission struct {
 	MaxAttempts    int
 	IdempotencyKey string
 	TraceID        string
+	// MaxLive, when > 0, refuses the submit (a *LiveBoundError) while the owner already
+	// has that many submissions queued or running. RefuseIfQueued refuses it while the
+	// owner has any submission queued: the API asks for it when the whole queue is over
+	// its backlog threshold, so that the refusals fall on the users holding the backlog.
+	// Both are decided in the submit's transaction, under a lock of the owner's, so that
+	// concurrent submits of one owner cannot both pass. Neither applies without an owner.
+	MaxLive        int
+	RefuseIfQueued bool
+}
+
+// LiveBoundError is a submit refused for its owner's live submissions: Limit (MaxLive)
+// reached, or Backlog (RefuseIfQueued) while Queued > 0.
+type LiveBoundError struct {
+	Queued, Running int
+	Limit           int
+	Backlog         bool
+}
+
+func (e *LiveBoundError) Error() string {
+	if e.Backlog {
+		return fmt.Sprintf("owner has %d submissions queued while the queue is over its backlog threshold", e.Queued)
+	}
+	return fmt.Sprintf("owner has %d submissions queued or running, the limit is %d", e.Queued+e.Running, e.Limit)
+}
+
+// checkLive applies n's bounds on its owner's live submissions, in tx.
+func checkLive(ctx context.Context, tx pgx.Tx, n NewSubmission) error {
+	if n.OwnerID == nil || (n.MaxLive <= 0 && !n.RefuseIfQueued) {
+		return nil
+	}
+	// One owner's submits take turns here (the two-key form, so that no other advisory
+	// lock of the database can collide with it).
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(28522, ($1 % 2147483647)::int)`, *n.OwnerID); err != nil {
+		return err
+	}
+	var queued, running int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'queued'), count(*) FILTER (WHERE state = 'running')
+		  FROM submissions WHERE owner_id = $1 AND state IN ('queued', 'running')`, *n.OwnerID).Scan(&queued, &running); err != nil {
+		return err
+	}
+	switch {
+	case n.MaxLive > 0 && queued+running >= n.MaxLive:
+		return &LiveBoundError{Queued: queued, Running: running, Limit: n.MaxLive}
+	case n.RefuseIfQueued && queued > 0:
+		return &LiveBoundError{Queued: queued, Running: running, Backlog: true}
+	}
+	return nil
 }
 
 // RequestHash is the fingerprint of a submit request, compared on an Idempotency-Key replay.
@@ -96,6 +143,9 @@ func InsertSubmission(ctx context.Context, db DB, n NewSubmission) (string, erro
 func Submit(ctx context.Context, db DB, n NewSubmission) (string, error) {
 	var id string
 	err := InTx(ctx, db, func(tx pgx.Tx) error {
+		if err := checkLive(ctx, tx, n); err != nil {
+			return err
+		}
 		var err error
 		if id, err = InsertSubmission(ctx, tx, n); err != nil {
 			return err

@@ -27,6 +27,11 @@ type LaneOverview struct {
 	LastDeliveredID   string `json:"last_delivered_id,omitempty"`
 	Consumers         int64  `json:"consumers"`
 	GroupExists       bool   `json:"group_exists"`
+	// Waiting counts the lane's committed submissions still in the outbox, waiting for
+	// their turn (fair release puts them in the stream as workers free up);
+	// OldestWaitMS is how long the oldest of them has waited.
+	Waiting      int64 `json:"waiting"`
+	OldestWaitMS int64 `json:"oldest_wait_ms"`
 }
 
 // OutboxStats is the outbox backlog.
