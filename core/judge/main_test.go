@@ -72,9 +72,17 @@ func testMain(m *testing.M) int {
 }
 
 func newTestJudge(store objstore.Store, name string) (*Judge, error) {
+	return newTestJudgeWith(store, name, nil)
+}
+
+// newTestJudgeWith is newTestJudge with its configuration adjusted by adjust.
+func newTestJudgeWith(store objstore.Store, name string, adjust func(*Config)) (*Judge, error) {
 	cfg := DefaultConfig()
 	cfg.WorkDir = filepath.Join(testRoot, name, "work")
 	cfg.Cache = cache.Config{Dir: filepath.Join(testRoot, name, "cache"), BudgetBytes: 1 << 30, FetchTimeout: time.Minute}
+	if adjust != nil {
+		adjust(&cfg)
+	}
 	return New(cfg, SandboxRunner{Pool: testPool}, store, nil)
 }
 
