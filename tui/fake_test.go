@@ -49,7 +49,8 @@ func (f *fake) Overview(context.Context) (*wire.Overview, error) {
 	}
 	return &wire.Overview{
 		Lanes: []wire.LaneOverview{
-			{Lane: "light", Length: 100000, Pending: f.pending, OldestPendingIdle: 95_000, Lag: 12, Consumers: 2, GroupExists: true},
+			{Lane: "light", Length: 100000, Pending: f.pending, OldestPendingIdle: 95_000, Lag: 12, Consumers: 2, GroupExists: true,
+				Waiting: 1240, OldestWaitMS: 61_000},
 			{Lane: "heavy", Length: 2048, Pending: 3, OldestPendingIdle: 1500, Lag: 0, Consumers: 2, GroupExists: true},
 			{Lane: "rejudge", Length: 0, Pending: 0, Consumers: 1, GroupExists: true},
 		},
