@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"oj/core/api/wire"
+	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
 )
@@ -52,6 +53,9 @@ func (s *Server) submissionAction(w http.ResponseWriter, r *http.Request, tok *s
 	}
 	id := r.PathValue("id")
 	infoFrom(r.Context()).submissionID = id
+	if !job.IsSubmissionID(id) {
+		return ops.Request{}, "", errorf(http.StatusNotFound, codeNotFound, "submission %s not found", quoteClip(id, 60))
+	}
 	or, err := s.opsRequest(r, tok, req.DryRun)
 	return or, id, err
 }

@@ -186,7 +186,9 @@ func scanSubmission(row pgx.Row) (*Submission, error) {
 
 // GetSubmission reads one submission (invariant 1: state and verdict come from here only).
 func GetSubmission(ctx context.Context, db DB, id string) (*Submission, error) {
-	if _, err := uuid.Parse(id); err != nil {
+	if !job.IsSubmissionID(id) {
+		// Another spelling of a UUID, or none: PostgreSQL would refuse some of them with
+		// an error (a 503 "retry later" that retrying never cures) and take others.
 		return nil, fmt.Errorf("get submission %q: %w", id, ErrNotFound)
 	}
 	s, err := scanSubmission(db.QueryRow(ctx, `SELECT `+submissionColumns+` FROM submissions WHERE id = $1`, id))
