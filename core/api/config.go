@@ -49,6 +49,11 @@ type Limits struct {
 	MaxWait time.Duration `mapstructure:"max_wait"`
 	// MaxAttempts is the retry bound given to new submissions.
 	MaxAttempts int `mapstructure:"max_attempts"`
+	// MaxStreamsPerToken bounds the event streams one token may hold open at once (0: no
+	// bound); MaxStreams bounds them in all, and is itself held to half the process's
+	// open-file limit. 429 too_many_streams beyond either.
+	MaxStreamsPerToken int `mapstructure:"max_streams_per_token"`
+	MaxStreams         int `mapstructure:"max_streams"`
 	// SSEHeartbeat is the interval of the comment lines that keep an event stream open.
 	SSEHeartbeat time.Duration `mapstructure:"sse_heartbeat"`
 	// AuthCacheTTL is how long a token lookup is reused (a revoked token stops working
@@ -67,21 +72,23 @@ func DefaultConfig() Config {
 // at most 50,000 queued or 10 minutes of queue, waits capped at 10 s, 3 attempts.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxSourceBytes:   64 << 10,
-		MaxProblemBytes:  256 << 20,
-		UserRate:         2,
-		UserBurst:        10,
-		UserBuckets:      100_000,
-		GlobalRate:       500,
-		GlobalBurst:      1000,
-		MaxLivePerUser:   20,
-		BacklogMaxQueued: 50_000,
-		BacklogMaxAge:    10 * time.Minute,
-		BacklogRefresh:   time.Second,
-		MaxWait:          10 * time.Second,
-		MaxAttempts:      3,
-		SSEHeartbeat:     15 * time.Second,
-		AuthCacheTTL:     5 * time.Second,
+		MaxSourceBytes:     64 << 10,
+		MaxProblemBytes:    256 << 20,
+		UserRate:           2,
+		UserBurst:          10,
+		UserBuckets:        100_000,
+		GlobalRate:         500,
+		GlobalBurst:        1000,
+		MaxLivePerUser:     20,
+		BacklogMaxQueued:   50_000,
+		BacklogMaxAge:      10 * time.Minute,
+		BacklogRefresh:     time.Second,
+		MaxWait:            10 * time.Second,
+		MaxAttempts:        3,
+		MaxStreamsPerToken: 16,
+		MaxStreams:         4096,
+		SSEHeartbeat:       15 * time.Second,
+		AuthCacheTTL:       5 * time.Second,
 	}
 }
 
@@ -131,6 +138,10 @@ func (l Limits) Validate() error {
 		return errors.New("api.limits.max_wait: must be in 0..10s")
 	case l.MaxAttempts < 1 || l.MaxAttempts > 100:
 		return fmt.Errorf("api.limits.max_attempts: %d not in 1..100", l.MaxAttempts)
+	case l.MaxStreamsPerToken < 0:
+		return errors.New("api.limits.max_streams_per_token: must not be negative")
+	case l.MaxStreams < 1:
+		return errors.New("api.limits.max_streams: must be at least 1")
 	case l.SSEHeartbeat <= 0:
 		return errors.New("api.limits.sse_heartbeat: must be positive")
 	case l.AuthCacheTTL < 0:

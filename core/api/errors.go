@@ -25,6 +25,7 @@ const (
 	codeRateLimited     = "rate_limited"
 	codeBacklog         = "backlog_full"
 	codeTooManyLive     = "too_many_live"
+	codeTooManyStreams  = "too_many_streams"
 	codeUnavailable     = "unavailable"
 	codeConflict        = "conflict"
 	codeInvalidPackage  = "invalid_package"

@@ -31,6 +31,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return err
 	}
+	release, aerr := s.streams.enter(tok)
+	if aerr != nil {
+		return aerr
+	}
+	defer release()
 	view, err := s.caseViewOf(r.Context(), tok, cur)
 	if err != nil {
 		return unavailable("read submission", err)

@@ -16,12 +16,14 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/net/netutil"
 
 	"oj/core/clock"
 	"oj/core/judge/lang"
@@ -61,6 +63,7 @@ type Server struct {
 	backlog *backlog
 	auth    *authCache
 	views   visibilityCache
+	streams *streamGate
 	ops     *ops.Ops
 	once    sync.Once
 	// closing is closed when the server shuts down: waits and event streams end early.
@@ -80,6 +83,7 @@ func New(cfg Config, d Deps) *Server {
 	d.Registerer, d.Gatherer = registries(d.Registerer, d.Gatherer)
 	s := &Server{cfg: cfg, lim: cfg.Limits, d: d, log: d.Log, clock: d.Clock, closing: make(chan struct{})}
 	s.metrics = newMetrics(d.Registerer)
+	s.streams = newStreamGate(cfg.Limits.MaxStreamsPerToken, cfg.Limits.MaxStreams, d.Registerer)
 	s.hub = newHub(d.DB, d.Log)
 	s.buckets = newBuckets(cfg.Limits)
 	s.backlog = &backlog{db: d.DB, lim: cfg.Limits, clock: d.Clock, log: d.Log}
@@ -213,7 +217,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	s.Start(bg)
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: s.cfg.ReadTimeout}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: s.cfg.ReadTimeout,
+		IdleTimeout: idleTimeout}
+	if n := connectionCap(); n > 0 {
+		// Past it, new connections wait in the kernel's backlog rather than take the
+		// descriptors PostgreSQL, Redis and judging need.
+		ln = netutil.LimitListener(ln, n)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("api listening", "addr", ln.Addr().String())
@@ -231,4 +241,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("api shutdown: %w", err)
 	}
 	return nil
+}
+
+// idleTimeout closes a kept-alive connection that sends nothing for this long.
+const idleTimeout = 2 * time.Minute
+
+// connectionCap bounds the API's open connections at three quarters of the process's
+// open-file limit (event streams alone are held to half, streamGate): a quarter always
+// stays for PostgreSQL, Redis, the object store and, in `ojd all`, judging. 0 when the
+// limit cannot be read.
+func connectionCap() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur == 0 || rl.Cur >= 1<<40 {
+		return 0
+	}
+	return int(rl.Cur * 3 / 4)
 }
