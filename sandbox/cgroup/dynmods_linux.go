@@ -2,6 +2,7 @@ package cgroup
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -37,8 +38,10 @@ func FavorDynmods() (Dynmods, error) {
 		d.Already = true
 		return d, nil
 	}
-	if err := addSuperOption(m.point, "favordynmods"); err != nil {
+	if err := addSuperOption(m.point, "favordynmods"); errors.Is(err, unix.EINVAL) {
 		return d, fmt.Errorf("cgroup: favordynmods: %w (kernel before 6.0?)", err)
+	} else if err != nil {
+		return d, fmt.Errorf("cgroup: favordynmods: %w", err)
 	}
 	d.Enabled = true
 	return d, nil
