@@ -272,3 +272,51 @@ func assertNoStaging(t *testing.T, dir string) {
 		t.Fatalf("staging directory left: %v", left)
 	}
 }
+
+// TestHostMountsUnderDirSurvive: a host mount below Spec.Dir or below a Spec.ReadOnly
+// path stays mounted after the runs that saw it, on a host whose mounts are shared (as
+// systemd makes them): the slot's copies of those trees are unmounted after a run (the
+// work dir) or when the next run wants other paths (the read-only extras), and an
+// unmount of a copy that is a peer of the host's mount propagates to the host.
+func TestHostMountsUnderDirSurvive(t *testing.T) {
+	p := onePool(t)
+	// Not under /tmp: a read-only path there is refused (the run's own /tmp hides it).
+	top, err := os.MkdirTemp("/var/tmp", "oj-writeback-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	mount := func(target, opts string, flags uintptr) {
+		t.Helper()
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mount("tmpfs", target, "tmpfs", flags, opts); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := unix.Unmount(target, 0); err != nil {
+				t.Errorf("unmount %s: %v", target, err)
+				_ = unix.Unmount(target, unix.MNT_DETACH)
+			}
+		})
+	}
+	mount(top, "size=4m,mode=755", 0)
+	if err := unix.Mount("", top, "", unix.MS_SHARED, ""); err != nil {
+		t.Fatal(err)
+	}
+	box, ro := filepath.Join(top, "box"), filepath.Join(top, "ro")
+	mount(filepath.Join(box, "sub"), "size=1m", 0)
+	mount(filepath.Join(ro, "sub"), "size=1m", 0)
+	mounted := func(p string) bool {
+		var a, b unix.Stat_t
+		return unix.Stat(p, &a) == nil && unix.Stat(filepath.Dir(p), &b) == nil && a.Dev != b.Dev
+	}
+	runIn(t, p, Spec{Args: []string{"true"}, Dir: box, DiscardWrites: true, ReadOnly: []string{ro}})
+	runIn(t, p, Spec{Args: []string{"true"}}) // other extras: the slot unmounts ro's copy
+	for _, m := range []string{filepath.Join(box, "sub"), filepath.Join(ro, "sub")} {
+		if !mounted(m) {
+			t.Errorf("%s is no longer mounted on the host", m)
+		}
+	}
+}
