@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"oj/core/judge/lang"
+	"oj/sandbox"
 )
 
 // compiled is a compile's result: ok, or CE with the compiler's output. timedOut says
@@ -88,6 +90,13 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		OnStart:       func() { log.w.Close() },
 	})
 	log.wait()
+	if errors.Is(err, sandbox.ErrWriteBackLimit) {
+		// The compile wrote more files, links or bytes than the judge copies back: the
+		// source's doing (a build that hard-links a file thousands of times), not the
+		// host's, so a compile error rather than a retried system error.
+		return compiled{output: strings.ToValidUTF8(string(log.buf), "?") +
+			fmt.Sprintf("\ncompilation wrote more than the judge keeps: %v\n", err)}, nil
+	}
 	if err != nil {
 		return compiled{}, fmt.Errorf("compile: %w", err)
 	}

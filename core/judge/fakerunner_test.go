@@ -34,6 +34,8 @@ type fakeRun struct {
 // can be tested without root, a sandbox or a toolchain. A status left empty is OK.
 type fakeRunner struct {
 	script map[string]fakeRun
+	// compile, when set, answers the runs that keep their writes (compiles).
+	compile func(Spec) (Result, error)
 
 	mu   sync.Mutex
 	runs int
@@ -51,6 +53,9 @@ func (f *fakeRunner) Run(ctx context.Context, s Spec) (Result, error) {
 	f.mu.Unlock()
 	if s.OnStart != nil {
 		defer s.OnStart()
+	}
+	if s.KeepWrites && f.compile != nil {
+		return f.compile(s)
 	}
 	var in []byte
 	if s.Stdin != nil {
@@ -110,6 +115,15 @@ const fakeLanguages = `languages:
     memory_factor: 1
     processes: 1
     oom_marker: "fake: out of memory"
+  - id: fakec
+    name: Fake compiled
+    source_file: main.c
+    compile: [cc, main.c]
+    run: [./main]
+    lane: heavy
+    time_factor: 1
+    memory_factor: 1
+    processes: 1
 `
 
 // fakeJudge returns a judge that runs everything through fr, with its own store under

@@ -1,0 +1,37 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"oj/core/job"
+	"oj/core/judge/objstore"
+	"oj/core/judge/problem/problemtest"
+	"oj/sandbox"
+)
+
+// A compile that writes more than the sandbox copies back (files, links, bytes) is the
+// source's doing: a compile error that says so, never a system error retried until the
+// submission is dead-lettered.
+func TestCompileOverTheWriteBackLimitsIsACompileError(t *testing.T) {
+	fr := &fakeRunner{script: map[string]fakeRun{}, compile: func(Spec) (Result, error) {
+		err := fmt.Errorf("sandbox: copy the work dir back: %w: 12001 entries, over 10000 (at \"a/b\")", sandbox.ErrWriteBackLimit)
+		return Result{Status: StatusSE, Error: err.Error()}, err
+	}}
+	j, store := fakeJudge(t, fr)
+	sha, err := objstore.PutProblem(context.Background(), store, problemtest.Zip(problemtest.APlusB("title: A+B\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := j.Judge(context.Background(), job.Task{SubmissionID: "wb", ProblemSHA256: sha, Language: "fakec",
+		Source: "int main(){}", Attempt: 1})
+	if err != nil {
+		t.Fatalf("judge: %v (want a verdict)", err)
+	}
+	if out.Verdict != job.VerdictCE || !strings.Contains(out.CompileOutput, "compilation wrote more than the judge keeps") ||
+		!strings.Contains(out.CompileOutput, "12001 entries") {
+		t.Fatalf("verdict %s, compile output %q", out.Verdict, out.CompileOutput)
+	}
+}
