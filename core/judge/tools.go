@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,7 +174,9 @@ func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.En
 	for _, d := range j.cfg.ToolIncludeDirs {
 		extra = append(extra, "-I"+d)
 	}
-	c, err := j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.ToolCompile, src: source, extra: extra, ro: j.cfg.ToolIncludeDirs})
+	// The package checked the name already; as a path ("./name") it stays a file to the
+	// compiler even if it began with '-' (an option) or '@' (a file of options).
+	c, err := j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.ToolCompile, src: "./" + source, extra: extra, ro: j.cfg.ToolIncludeDirs})
 	switch {
 	case err != nil && ctx.Err() == nil:
 		return &retryableBuild{err: err}
@@ -189,8 +192,15 @@ func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.En
 		return err
 	}
 	tmp := bin + ".tmp"
+	if _, err := os.Lstat(filepath.Join(box, "main")); errors.Is(err, fs.ErrNotExist) {
+		// The compiler said it succeeded and left nothing: the source's doing (its
+		// output says what the compiler did instead), and the same on every try.
+		return Permanent(&ToolCompileError{Kind: kind, Source: source,
+			Output: strings.TrimRight(c.output, "\n") + "\nthe compiler exited 0 but wrote no binary\n"})
+	}
 	if err := copyOut(box, "main", tmp, 0o755); err != nil {
-		return fmt.Errorf("%s built no binary: %w", source, err)
+		os.Remove(tmp)
+		return fmt.Errorf("%s built a binary this worker could not keep: %w", source, err)
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		return err

@@ -117,6 +117,35 @@ func TestToolCompileCutShortIsRetryable(t *testing.T) {
 	}
 }
 
+// A source's name reaches the compiler as a path: a name that a compiler would read as
+// an option (the package refuses it; this is the second line of defence) is still
+// compiled as the file it is.
+func TestToolSourceReachesTheCompilerAsAPath(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, libProblem(map[string]string{"judgelib.h": judgeLibH}))
+	ent, err := testJudge.acquire(context.Background(), sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ent.Release()
+	const name = "-print-prog-name=x.cpp"
+	if err := os.WriteFile(filepath.Join(ent.Dir, name), []byte(libCheck), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(filepath.Join(ent.Dir, name))
+	l, err := testJudge.toolLanguage(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "checker.bin")
+	if err := testJudge.compileTool(context.Background(), l, ent, testJudge.tasksDir(), "checker", name, bin); err != nil {
+		t.Fatalf("compile %s: %v", name, err)
+	}
+	if st, err := os.Stat(bin); err != nil || st.Size() == 0 {
+		t.Fatalf("no binary built from %s: %v", name, err)
+	}
+}
+
 func TestBrokenPackageIsPermanent(t *testing.T) {
 	needSandbox(t)
 	sha, err := objstore.PutProblem(context.Background(), testStore, []byte("not a zip at all"))
