@@ -97,7 +97,7 @@ func (s *system) waitAPI(t *testing.T, c *client.Client, id string) *wire.Submis
 // ends dead with one, both through GET.
 func TestToolsBuildAtUploadEndToEnd(t *testing.T) {
 	s := newSystem(t, 2)
-	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", testLog())
+	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", 2, testLog())
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = bs.Run(ctx) }()
