@@ -25,8 +25,8 @@ func TestReadRefusesTwoMillionEntries(t *testing.T) {
 	}
 	defer f.Close()
 	const n = 2_000_000
-	honest := dirZip{n: n, nameLen: 7, records: n, zip64: true}
-	if err := honest.writeEntries(f); err != nil {
+	honest := problemtest.DirZip{N: n, NameLen: 7, Records: n, Zip64: true}
+	if err := honest.WriteEntries(f); err != nil {
 		t.Fatal(err)
 	}
 	entriesEnd, err := f.Seek(0, io.SeekCurrent)
@@ -35,13 +35,13 @@ func TestReadRefusesTwoMillionEntries(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		end    dirZip
+		end    problemtest.DirZip
 		detail string
 	}{
 		{"told", honest, "the zip has 2000000 entries, over the limit of 2000 (" + keyMaxFiles + ")"},
 		// 10 entries in 530 bytes: archive/zip would read on to the 2,000,000th before it
 		// noticed that the count is wrong.
-		{"understated", dirZip{n: n, nameLen: 7, records: 10, size: 530}, "the zip has more than 2000 entries"},
+		{"understated", problemtest.DirZip{N: n, NameLen: 7, Records: 10, Size: 530}, "the zip has more than 2000 entries"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := f.Truncate(entriesEnd); err != nil {
@@ -50,7 +50,7 @@ func TestReadRefusesTwoMillionEntries(t *testing.T) {
 			if _, err := f.Seek(entriesEnd, io.SeekStart); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.end.writeEnd(f); err != nil {
+			if err := c.end.WriteEnd(f); err != nil {
 				t.Fatal(err)
 			}
 			st, err := f.Stat()
@@ -79,36 +79,29 @@ func TestReadRefusesTwoMillionEntries(t *testing.T) {
 // directory's bytes is stopped while its directory is walked, once over a limit.
 func TestReadRefusesLyingDirectories(t *testing.T) {
 	lim := DefaultLimits()
-	build := func(z dirZip) []byte {
-		var buf bytes.Buffer
-		if err := z.write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
 	cases := []struct {
 		name   string
-		zip    dirZip
+		zip    problemtest.DirZip
 		reason error
 		detail string
 	}{
 		// 65,546 entries declared as 10: archive/zip compares the count's low 16 bits only,
 		// so it would take all of them.
-		{"count understated modulo 65536", dirZip{n: 65_546, nameLen: 7, records: 10, size: 530}, ErrTooManyFiles,
+		{"count understated modulo 65536", problemtest.DirZip{N: 65_546, NameLen: 7, Records: 10, Size: 530}, ErrTooManyFiles,
 			"the zip has more than 2000 entries, the limit (judge.package_limits.max_files), whatever its end record declares"},
-		{"zip64 count understated", dirZip{n: 3000, nameLen: 7, records: 10, size: 530, zip64: true}, ErrTooManyFiles,
+		{"zip64 count understated", problemtest.DirZip{N: 3000, NameLen: 7, Records: 10, Size: 530, Zip64: true}, ErrTooManyFiles,
 			"more than 2000 entries"},
-		{"honest count over the limit", dirZip{n: 2001, nameLen: 7, records: 2001}, ErrTooManyFiles,
+		{"honest count over the limit", problemtest.DirZip{N: 2001, NameLen: 7, Records: 2001}, ErrTooManyFiles,
 			"the zip has 2001 entries, over the limit of 2000 (judge.package_limits.max_files)"},
-		{"directory over its bound, declared", dirZip{n: 100, nameLen: 7, comment: 60_000, records: 100}, ErrTooManyFiles,
+		{"directory over its bound, declared", problemtest.DirZip{N: 100, NameLen: 7, Comment: 60_000, Records: 100}, ErrTooManyFiles,
 			"the zip's directory is 6005300 bytes, over the 2650000 bytes that 2000 entries may take (judge.package_limits.max_files)"},
-		{"directory over its bound, understated", dirZip{n: 100, nameLen: 7, comment: 60_000, records: 100, size: 5300}, ErrTooManyFiles,
+		{"directory over its bound, understated", problemtest.DirZip{N: 100, NameLen: 7, Comment: 60_000, Records: 100, Size: 5300}, ErrTooManyFiles,
 			"the zip's directory takes more than 2650000 bytes"},
-		{"name too long", dirZip{n: 3, nameLen: 256, records: 3}, ErrBadPath, "path longer than 255 bytes"},
+		{"name too long", problemtest.DirZip{N: 3, NameLen: 256, Records: 3}, ErrBadPath, "path longer than 255 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := build(c.zip)
+			b := c.zip.Bytes()
 			_, err := ReadBytes(b, lim)
 			if !errors.Is(err, c.reason) || !IsInvalid(err) || !strings.Contains(err.Error(), c.detail) {
 				t.Fatalf("err = %v, want %v saying %q", err, c.reason, c.detail)
@@ -117,16 +110,16 @@ func TestReadRefusesLyingDirectories(t *testing.T) {
 	}
 	// The same directories within the limits reach archive/zip, which reads them whole:
 	// what the walk counted is what it parses.
-	for _, z := range []dirZip{{n: 2000, nameLen: 7, records: 2000}, {n: 65_536 + 5, nameLen: 7, records: 5},
-		{n: 10, nameLen: 255, comment: 1000, records: 10, zip64: true}} {
-		b := build(z)
+	for _, z := range []problemtest.DirZip{{N: 2000, NameLen: 7, Records: 2000}, {N: 65_536 + 5, NameLen: 7, Records: 5},
+		{N: 10, NameLen: 255, Comment: 1000, Records: 10, Zip64: true}} {
+		b := z.Bytes()
 		big := lim
-		big.MaxFiles = max(z.n, 2000)
+		big.MaxFiles = max(z.N, 2000)
 		if err := scanDirectory(bytes.NewReader(b), int64(len(b)), big); err != nil {
 			t.Fatalf("%+v: %v", z, err)
 		}
 		zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-		if err != nil || len(zr.File) != z.n {
+		if err != nil || len(zr.File) != z.N {
 			t.Fatalf("%+v: archive/zip read %v entries, err %v", z, zr, err)
 		}
 	}
@@ -135,15 +128,11 @@ func TestReadRefusesLyingDirectories(t *testing.T) {
 // FuzzScanDirectory: whatever the bytes, a directory scanDirectory lets through is one
 // archive/zip reads within the limits (never more entries, longer names or more bytes).
 func FuzzScanDirectory(f *testing.F) {
-	seed := func(z dirZip) {
-		var buf bytes.Buffer
-		z.write(&buf)
-		f.Add(buf.Bytes())
-	}
-	seed(dirZip{n: 9, nameLen: 7, records: 9})
-	seed(dirZip{n: 9, nameLen: 7, records: 9, zip64: true})
-	seed(dirZip{n: 12, nameLen: 7, records: 3})
-	seed(dirZip{n: 4, nameLen: 7, comment: 300, records: 4, size: 20})
+	seed := func(z problemtest.DirZip) { f.Add(z.Bytes()) }
+	seed(problemtest.DirZip{N: 9, NameLen: 7, Records: 9})
+	seed(problemtest.DirZip{N: 9, NameLen: 7, Records: 9, Zip64: true})
+	seed(problemtest.DirZip{N: 12, NameLen: 7, Records: 3})
+	seed(problemtest.DirZip{N: 4, NameLen: 7, Comment: 300, Records: 4, Size: 20})
 	f.Add(problemtest.Zip(problemtest.APlusB(aplusbYAML)))
 	f.Add(withExtra(map[string]string{"a": "x", "b/c": "y"}))
 	lim := DefaultLimits()
