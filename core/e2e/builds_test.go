@@ -254,4 +254,3 @@ func TestBlockingCheckerIsCutWhileOthersBuild(t *testing.T) {
 		t.Fatalf("a version was created for a checker that never compiled: %v", err)
 	}
 }
-
