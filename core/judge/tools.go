@@ -148,7 +148,7 @@ func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, 
 				switch {
 				case retryable && again.cut != nil:
 					return nil, Permanent(again.cut)
-				case errors.Is(ctx.Err(), context.DeadlineExceeded):
+				case !IsPermanent(err) && errors.Is(ctx.Err(), context.DeadlineExceeded):
 					return nil, Permanent(&ToolTimeoutError{Kind: kind, Source: source, Key: KeyToolBuildTimeout, Bound: maxWall})
 				}
 			}
