@@ -196,7 +196,10 @@ func TestToolBuildWithoutWorkerIs503(t *testing.T) {
 // rather than behind it (the worker has two build slots).
 func TestBlockingCheckerIsCutWhileOthersBuild(t *testing.T) {
 	const wall = 20 * time.Second // far above a small checker's compile, even on a loaded host
-	s := newSystem(t, 1, func(c *judge.Config) { c.ToolCompile.CPU, c.ToolCompile.Wall = 10*time.Second, wall })
+	s := newSystem(t, 1, func(c *judge.Config) {
+		c.ToolCompile.CPU, c.ToolCompile.Wall = 10*time.Second, wall
+		c.PrecompiledHeaders = false // nothing here is judged: spare the suite their CPU
+	})
 	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", 2, testLog())
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
