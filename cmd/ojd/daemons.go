@@ -100,7 +100,7 @@ func runWorker(ctx context.Context, d *deps) error {
 		d.log.Warn("this worker has neither cpp17 nor c11: it builds no checkers or interactors for uploads")
 		return w.Run(ctx)
 	}
-	bs := build.NewServer(d.rdb, d.streams.Keys, judge, w.Name(), d.log.With("component", "builds"))
+	bs := build.NewServer(d.rdb, d.streams.Keys, judge, w.Name(), d.cfg.Worker.ToolBuilds, d.log.With("component", "builds"))
 	buildsDone := make(chan struct{})
 	go func() { defer close(buildsDone); _ = bs.Run(ctx) }()
 	err = w.Run(ctx)

@@ -67,14 +67,14 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	// A checker or interactor that does not compile is a PermanentError: the package is
 	// broken, whatever the submission.
 	if spec.Checker.Type == problem.CheckerTestlib {
-		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "checker", spec.Checker.Source)
+		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "checker", spec.Checker.Source, false)
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}
 		tk.checker = bin
 	}
 	if spec.Interactor != "" {
-		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "interactor", spec.Interactor)
+		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "interactor", spec.Interactor, false)
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,7 +199,12 @@ func (s *Spec) checkChecker(has func(string) bool, lines lineMap) error {
 	return nil
 }
 
-// checkSource accepts a C or C++ source at the package's top level.
+// sourceName is what a checker's or interactor's source may be called: a plain file
+// name that no compiler reads as anything else (an option starts with '-', a response
+// file with '@') and that no shell or log line needs quoting for.
+var sourceName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
+
+// checkSource accepts a C or C++ source at the package's top level, under a plain name.
 func checkSource(name string, has func(string) bool) error {
 	if name == "" {
 		return errors.New("empty")
@@ -210,6 +216,10 @@ func checkSource(name string, has func(string) bool) error {
 	case ".c", ".cpp", ".cc":
 	default:
 		return fmt.Errorf("%q: want a .c, .cc or .cpp source", clip(name, 100))
+	}
+	if !sourceName.MatchString(name) {
+		return fmt.Errorf("%q is not a plain file name: use letters, digits, '_', '.', '+' and '-', "+
+			"starting with a letter, a digit or '_' (such as checker.cpp)", clip(name, 100))
 	}
 	if !has(name) {
 		return fmt.Errorf("%q not in the package", clip(name, 100))
