@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +28,9 @@ type NewSubmission struct {
 	MaxAttempts    int
 	IdempotencyKey string
 	TraceID        string
+	// Metadata is the caller's own tags (the API checks their shape); part of the
+	// idempotency comparison.
+	Metadata map[string]string
 	// MaxLive, when > 0, refuses the submit (a *LiveBoundError) while the owner already
 	// has that many submissions queued or running. RefuseIfQueued refuses it while the
 	// owner has any submission queued: the API asks for it when the whole queue is over
@@ -75,11 +80,21 @@ func checkLive(ctx context.Context, tx pgx.Tx, n NewSubmission) error {
 	return nil
 }
 
-// RequestHash is the fingerprint of a submit request, compared on an Idempotency-Key replay.
+// RequestHash is the fingerprint of a submit request, compared on an Idempotency-Key
+// replay: problem, language, source and metadata (in key order). A request without
+// metadata hashes as it did before metadata existed.
 func (n NewSubmission) RequestHash() []byte {
 	h := sha256.New()
 	for _, s := range []string{n.ProblemID, n.Language, n.Source} {
 		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	keys := make([]string, 0, len(n.Metadata))
+	for k := range n.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "m%d:%s%d:%s", len(k), k, len(n.Metadata[k]), n.Metadata[k])
 	}
 	return h.Sum(nil)
 }
@@ -108,6 +123,7 @@ type Submission struct {
 	Cases          []job.CaseResult
 	LastError      string
 	TraceID        string
+	Metadata       map[string]string
 	CreatedAt      time.Time
 	QueuedAt       time.Time
 	StartedAt      *time.Time
@@ -116,8 +132,8 @@ type Submission struct {
 
 const insertSubmissionSQL = `
 INSERT INTO submissions (id, owner_id, problem_id, problem_version, problem_sha256, language, lane,
-                         source, max_attempts, idempotency_key, request_hash, trace_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12)`
+                         source, max_attempts, idempotency_key, request_hash, trace_id, metadata)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, coalesce($13::jsonb, '{}'))`
 
 // InsertSubmission inserts a queued submission and returns its id. It does not enqueue it:
 // Submit (or a caller's own transaction) adds the outbox row.
@@ -129,9 +145,15 @@ func InsertSubmission(ctx context.Context, db DB, n NewSubmission) (string, erro
 	if n.MaxAttempts <= 0 {
 		n.MaxAttempts = 3
 	}
+	var meta []byte
+	if len(n.Metadata) > 0 {
+		if meta, err = json.Marshal(n.Metadata); err != nil {
+			return "", fmt.Errorf("insert submission: %w", err)
+		}
+	}
 	_, err = db.Exec(ctx, insertSubmissionSQL, id.String(), n.OwnerID, n.ProblemID, n.ProblemVersion,
 		n.ProblemSHA256, n.Language, string(n.Lane), n.Source, n.MaxAttempts, n.IdempotencyKey,
-		n.RequestHash(), n.TraceID)
+		n.RequestHash(), n.TraceID, meta)
 	if err != nil {
 		return "", fmt.Errorf("insert submission: %w", err)
 	}
@@ -164,7 +186,7 @@ func Submit(ctx context.Context, db DB, n NewSubmission) (string, error) {
 const submissionColumns = `id::text, owner_id, problem_id, problem_version, problem_sha256, language, lane,
     source, state, attempt, failures, max_attempts, coalesce(lease_owner, ''), lease_until,
     coalesce(verdict, ''), coalesce(score, 0), coalesce(time_ms, 0), coalesce(memory_kb, 0),
-    compile_output, cases, last_error, trace_id, created_at, queued_at, started_at, finished_at`
+    compile_output, cases, last_error, trace_id, metadata, created_at, queued_at, started_at, finished_at`
 
 func scanSubmission(row pgx.Row) (*Submission, error) {
 	var s Submission
@@ -173,7 +195,7 @@ func scanSubmission(row pgx.Row) (*Submission, error) {
 	err := row.Scan(&s.ID, &s.OwnerID, &s.ProblemID, &s.ProblemVersion, &s.ProblemSHA256, &s.Language,
 		&lane, &s.Source, &state, &s.Attempt, &s.Failures, &s.MaxAttempts, &s.LeaseOwner, &s.LeaseUntil,
 		&verdict, &s.Score, &s.TimeMS, &s.MemoryKB, &s.CompileOutput, &cases, &s.LastError, &s.TraceID,
-		&s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
+		&s.Metadata, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
 	if err != nil {
 		return nil, err
 	}
