@@ -31,12 +31,14 @@ func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // queryDryRun reads ?dry_run=true. It is strict: a misspelt value is a 400, never a
-// real run that was meant to be a dry one.
+// real run that was meant to be a dry one, and so is ?dry_run alone, which some would read
+// as true (the route refuses a misspelt name, checkQuery).
 func queryDryRun(r *http.Request) (bool, error) {
-	v := r.URL.Query().Get("dry_run")
-	if v == "" {
+	q := r.URL.Query()
+	if !q.Has("dry_run") {
 		return false, nil
 	}
+	v := q.Get("dry_run")
 	b, err := strconv.ParseBool(v)
 	if err != nil {
 		return false, errorf(http.StatusBadRequest, codeBadRequest, "dry_run: %q (want true or false)", v)

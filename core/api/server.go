@@ -124,38 +124,41 @@ func (s *Server) Start(ctx context.Context) {
 // Handler returns the routes wrapped in the request middleware (trace id, log, metrics).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}))
+	// Each route declares the query parameters it takes (takes): any other, or one given
+	// twice, is a 400 that names it, before the handler runs (checkQuery).
+	public := func(pattern string, h http.Handler, in routeInput) { mux.Handle(pattern, strictQuery(in, h)) }
+	user := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(false, in, h)) }
+	admin := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(true, in, h)) }
 
-	user := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(false, h)) }
-	admin := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(true, h)) }
+	public("GET /healthz", http.HandlerFunc(healthz), takes())
+	public("GET /readyz", http.HandlerFunc(s.readyz), takes())
+	public("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}), takes())
 
-	user("POST /api/v1/submissions", s.submit)
-	user("GET /api/v1/submissions/{id}", s.getSubmission)
-	user("GET /api/v1/submissions/{id}/events", s.events)
-	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase)
-	user("GET /api/v1/languages", s.languages)
-	admin("PUT /api/v1/problems/{id}", s.putProblem)
-	user("GET /api/v1/problems/{id}", s.getProblem)
-	admin("GET /api/v1/problems", s.listProblems)
-	admin("DELETE /api/v1/problems/{id}", s.removeProblem)
+	user("POST /api/v1/submissions", s.submit, takes())
+	user("GET /api/v1/submissions/{id}", s.getSubmission, takes())
+	user("GET /api/v1/submissions/{id}/events", s.events, takes())
+	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase, takes())
+	user("GET /api/v1/languages", s.languages, takes())
+	admin("PUT /api/v1/problems/{id}", s.putProblem, takes())
+	user("GET /api/v1/problems/{id}", s.getProblem, takes())
+	admin("GET /api/v1/problems", s.listProblems, takes("archived"))
+	admin("DELETE /api/v1/problems/{id}", s.removeProblem, takes("dry_run"))
 
-	admin("GET /admin/v1/overview", s.overview)
-	admin("GET /admin/v1/pel", s.pel)
-	admin("POST /admin/v1/reclaim", s.reclaim)
-	admin("GET /admin/v1/outbox", s.outbox)
-	admin("GET /admin/v1/dlq", s.dlq)
-	admin("GET /admin/v1/submissions", s.listSubmissions)
-	admin("POST /admin/v1/dlq/replay", s.replay)
-	admin("POST /admin/v1/dlq/purge", s.purge)
-	admin("POST /admin/v1/trim", s.trim)
-	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission)
-	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem)
-	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel)
-	admin("GET /admin/v1/workers", s.workers)
-	admin("GET /admin/v1/audit", s.audit)
-	admin("GET /admin/v1/submissions/{id}/trace", s.trace)
+	admin("GET /admin/v1/overview", s.overview, takes())
+	admin("GET /admin/v1/pel", s.pel, takes("lane", "min_idle_ms", "limit"))
+	admin("POST /admin/v1/reclaim", s.reclaim, takes("dry_run"))
+	admin("GET /admin/v1/outbox", s.outbox, takes("limit"))
+	admin("GET /admin/v1/dlq", s.dlq, takes("limit", "cursor"))
+	admin("GET /admin/v1/submissions", s.listSubmissions, takes("state", "problem", "limit", "cursor"))
+	admin("POST /admin/v1/dlq/replay", s.replay, takes("dry_run"))
+	admin("POST /admin/v1/dlq/purge", s.purge, takes("dry_run"))
+	admin("POST /admin/v1/trim", s.trim, takes("dry_run"))
+	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission, takes("dry_run"))
+	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem, takes("dry_run"))
+	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel, takes("dry_run"))
+	admin("GET /admin/v1/workers", s.workers, takes())
+	admin("GET /admin/v1/audit", s.audit, takes("limit"))
+	admin("GET /admin/v1/submissions/{id}/trace", s.trace, takes())
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))
