@@ -192,13 +192,16 @@ type TrimRequest struct {
 	DryRun   bool   `json:"dry_run"`
 }
 
-// TrimResult reports a trim: lengths before and after, summed over the lanes trimmed. In
-// a dry run nothing is trimmed and LengthAfter is the length the trim would leave.
+// TrimResult reports a trim: lengths before and after, summed over the lanes trimmed, and
+// the entries removed. In a dry run nothing is trimmed: Removed is 0, WouldRemove says how
+// many would be, and LengthAfter is the length the trim would leave.
 type TrimResult struct {
 	DryRun       bool       `json:"dry_run"`
 	Strategy     string     `json:"strategy"`
 	LengthBefore int64      `json:"length_before"`
 	LengthAfter  int64      `json:"length_after"`
+	Removed      int64      `json:"removed"`
+	WouldRemove  int64      `json:"would_remove"`
 	Lanes        []LaneTrim `json:"lanes"`
 }
 
