@@ -11,19 +11,18 @@ import (
 	"oj/core/store"
 )
 
-// maxAdminBody bounds an admin request body (a replay may list many ids).
-const maxAdminBody = 4 << 20
+// adminBody bounds an admin action's request body (a replay may list many ids); the
+// route applies it (limitBody).
+var adminBody = bodyLimit{max: 4 << 20, what: "request body", limit: 4 << 20}
 
 // decodeAdmin reads an admin action's JSON body into v; an empty body leaves v as is.
 // A dry_run=true query parameter is honoured as well as the body's field.
-func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) error {
-	r.Body = http.MaxBytesReader(w, r.Body, maxAdminBody)
+func decodeAdmin(_ http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
+		if tooLarge, ok := bodyTooLarge(r, err); ok {
+			return tooLarge
 		}
 		return errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %v", err)
 	}

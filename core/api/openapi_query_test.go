@@ -72,12 +72,41 @@ func (o specOperation) target() (string, []string) {
 
 // handlerQueries are the query parameters each route of Server.Handler declares, read
 // from server.go's source: the string arguments of takes(…) in the call that registers
-// the route's pattern.
+// the route's pattern, directly or through a variable (action := takes(…).body(…)).
 func handlerQueries(t testing.TB) map[string][]string {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "server.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	vars := map[string]ast.Expr{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == 1 && len(as.Rhs) == 1 {
+			if id, ok := as.Lhs[0].(*ast.Ident); ok {
+				vars[id.Name] = as.Rhs[0]
+			}
+		}
+		return true
+	})
+	// takes finds the takes(…) call of a route's last argument, under .body(…) and variables.
+	var takes func(ast.Expr) *ast.CallExpr
+	takes = func(e ast.Expr) *ast.CallExpr {
+		switch x := e.(type) {
+		case *ast.Ident:
+			if v, ok := vars[x.Name]; ok {
+				return takes(v)
+			}
+		case *ast.CallExpr:
+			switch fn := x.Fun.(type) {
+			case *ast.Ident:
+				if fn.Name == "takes" {
+					return x
+				}
+			case *ast.SelectorExpr:
+				return takes(fn.X)
+			}
+		}
+		return nil
 	}
 	out := map[string][]string{}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -86,15 +115,15 @@ func handlerQueries(t testing.TB) map[string][]string {
 			return true
 		}
 		lit, ok := call.Args[0].(*ast.BasicLit)
-		pattern, err := "", error(nil)
-		if ok && lit.Kind == token.STRING {
-			pattern, err = strconv.Unquote(lit.Value)
-		}
-		in, isCall := call.Args[len(call.Args)-1].(*ast.CallExpr)
-		if pattern == "" || err != nil || !routePattern.MatchString(pattern) || !isCall {
+		if !ok || lit.Kind != token.STRING {
 			return true
 		}
-		if fn, ok := in.Fun.(*ast.Ident); !ok || fn.Name != "takes" {
+		pattern, err := strconv.Unquote(lit.Value)
+		if err != nil || !routePattern.MatchString(pattern) {
+			return true
+		}
+		in := takes(call.Args[len(call.Args)-1])
+		if in == nil {
 			t.Fatalf("route %s is registered without takes(…)", pattern)
 		}
 		names := []string{}

@@ -10,11 +10,13 @@ import (
 	"oj/core/spelling"
 )
 
-// routeInput is what a route takes besides its path: the query parameters it reads. Every
-// route declares it where it is registered (Server.Handler), so that none can forget it;
-// a parameter it does not declare is refused before its handler runs (checkQuery).
+// routeInput is what a route takes besides its path: the query parameters it reads and
+// how large a body. Every route declares it where it is registered (Server.Handler), so
+// that none can forget it; a parameter it does not declare is refused before its handler
+// runs (checkQuery), and its body is bounded there too (limitBody).
 type routeInput struct {
-	query []string
+	query     []string
+	bodyLimit bodyLimit
 }
 
 // takes declares a route's query parameters (none for a route that takes none). Each may
