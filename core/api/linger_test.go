@@ -203,6 +203,7 @@ func lingeringServer(t *testing.T, e *env, bytes int64, idle time.Duration) stri
 
 // Lingering is bounded: a client that keeps sending far past the body limit is cut off,
 // and one that stops sending gets its answer once it has been silent for the idle bound.
+// A client that waits for 100 Continue is refused at once, before it sends anything.
 func TestLingeringIsBounded(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{noWorker: true})
@@ -250,5 +251,23 @@ func TestLingeringIsBounded(t *testing.T) {
 	resp.Body.Close()
 	if waited := time.Since(start); resp.StatusCode != http.StatusUnauthorized || waited < 250*time.Millisecond || waited > 10*time.Second {
 		t.Fatalf("answer %d after %s, want 401 after the 300ms idle bound", resp.StatusCode, waited)
+	}
+
+	// Expect: 100-continue, no body sent: the refusal is the first answer (a 100 Continue
+	// would mean the server asked for the body in order to read it).
+	conn, err = net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprintf(conn, "POST /api/v1/submissions HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", 20<<20)
+	resp, err = http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a client waiting for 100 Continue: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("first answer %d, want the 401", resp.StatusCode)
 	}
 }
