@@ -2,10 +2,14 @@ package api_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"oj/core/api"
 	"oj/core/store"
 )
 
@@ -78,5 +82,18 @@ func TestUnknownQueryParametersAreRefused(t *testing.T) {
 	if code, _, body := e.raw("POST", "/admin/v1/submissions/"+id+"/rejudge?dry_run=true", admin, nil, nil); code != 200 ||
 		body["would_rejudge"] != float64(1) {
 		t.Fatalf("rejudge?dry_run=true: %d %v", code, body)
+	}
+}
+
+// The dispatcher's and the worker's health listener is as strict as the API's.
+func TestHealthHandlerTakesNoQueryParameters(t *testing.T) {
+	t.Parallel()
+	h := api.HealthHandler(nil, nil, prometheus.NewRegistry())
+	for path, want := range map[string]int{"/healthz": 200, "/healthz?x=1": 400, "/metrics?name[]=x": 400} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != want || (want == 400 && !strings.Contains(rec.Body.String(), "takes no query parameters")) {
+			t.Errorf("GET %s: %d %s, want %d", path, rec.Code, rec.Body, want)
+		}
 	}
 }

@@ -178,12 +178,12 @@ func (s *Server) Handler() http.Handler {
 }
 
 // HealthHandler serves only /healthz, /readyz and /metrics: the dispatcher's and the
-// worker's metrics listener.
+// worker's metrics listener. They take no query parameters, as on the API.
 func HealthHandler(db *pgxpool.Pool, rdb redis.UniversalClient, gatherer prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { ready(w, r, db, rdb) })
-	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	mux.Handle("GET /healthz", strictQuery(takes(), http.HandlerFunc(healthz)))
+	mux.Handle("GET /readyz", strictQuery(takes(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ready(w, r, db, rdb) })))
+	mux.Handle("GET /metrics", strictQuery(takes(), promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 	return mux
 }
 
