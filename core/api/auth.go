@@ -22,12 +22,22 @@ const (
 )
 
 // authed resolves the bearer token (401 when missing or bad, 503 when PostgreSQL cannot
-// say) and, for admin routes, refuses user tokens with 403.
-func (s *Server) authed(adminOnly bool, h handlerFunc) http.Handler {
+// say), for admin routes refuses user tokens with 403, then refuses a query the route
+// does not take (checkQuery) and a body over its limit by its Content-Length (limitBody).
+func (s *Server) authed(adminOnly bool, in routeInput, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if info := infoFrom(r.Context()); info != nil {
+			info.body = in.bodyLimit // how much of a body is read, even before a refusal (linger.go)
+		}
 		tok, err := s.authenticate(r)
 		if err == nil && adminOnly && tok.Role != roleAdmin {
 			err = errorf(http.StatusForbidden, codeForbidden, "this route needs an admin token; %q is a %s token", tok.Name, tok.Role)
+		}
+		if err == nil {
+			err = checkQuery(r, in)
+		}
+		if err == nil {
+			err = limitBody(w, r, in.bodyLimit)
 		}
 		if err == nil {
 			err = h(w, r, tok)

@@ -8,7 +8,9 @@ import (
 
 // Config configures the HTTP server (key "api").
 type Config struct {
-	Listen          string        `mapstructure:"listen"`
+	Listen string `mapstructure:"listen"`
+	// ReadTimeout bounds reading a request, its body included; it also ends the reading
+	// and discarding of a refused request's body before its answer (linger.go).
 	ReadTimeout     time.Duration `mapstructure:"read_timeout"`
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// ToolBuildTimeout bounds how long a problem upload waits for a worker to compile its

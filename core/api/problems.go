@@ -27,7 +27,7 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	if !problemID.MatchString(id) {
 		return errorf(http.StatusBadRequest, codeBadRequest, "problem id %q: want 1-64 of a-z, 0-9, _ and -, starting with a letter or digit", id)
 	}
-	body, pkg, err := s.readPackage(w, r)
+	body, pkg, err := s.readPackage(r)
 	if err != nil {
 		return err
 	}
@@ -50,15 +50,14 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	return nil
 }
 
-// readPackage reads the body, at most MaxProblemBytes, and validates it as a package;
-// an invalid one is a 400 that says why. The raw bytes are what gets stored.
-func (s *Server) readPackage(w http.ResponseWriter, r *http.Request) ([]byte, *problem.Package, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, s.lim.MaxProblemBytes)
+// readPackage reads the body, at most MaxProblemBytes (the route's limit, limitBody), and
+// validates it as a package; an invalid one is a 400 that says why. The raw bytes are
+// what gets stored.
+func (s *Server) readPackage(r *http.Request) ([]byte, *problem.Package, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "package over %d bytes", mbe.Limit)
+		if tooLarge, ok := bodyTooLarge(r, err); ok {
+			return nil, nil, tooLarge
 		}
 		return nil, nil, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}

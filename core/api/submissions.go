@@ -35,7 +35,8 @@ func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
+			// Over submitBodyLimit: the source is over its limit, whatever its escapes.
+			return req, tooLargeError("source", int64(maxSource), keyMaxSource)
 		}
 		return req, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}
@@ -74,7 +75,8 @@ func checkSubmitFields(req wire.SubmitRequest, maxSource int) *apiError {
 	case req.Source == "":
 		return errorf(http.StatusBadRequest, codeEmptySource, "source: empty")
 	case len(req.Source) > maxSource:
-		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, the limit is %d", len(req.Source), maxSource)
+		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, over the limit of %d bytes (%s)",
+			len(req.Source), maxSource, keyMaxSource)
 	case req.WaitMS != nil && *req.WaitMS < 0:
 		return errorf(http.StatusBadRequest, codeBadRequest, "wait_ms: must not be negative")
 	}
@@ -104,7 +106,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if aerr := s.admit(tok); aerr != nil {
 		return aerr
 	}
-	req, n, aerr := s.readSubmit(w, r, tok, key)
+	req, n, aerr := s.readSubmit(r, tok, key)
 	if aerr != nil {
 		return aerr
 	}
@@ -178,8 +180,8 @@ func (s *Server) liveRefused(e *store.LiveBoundError, tok *store.Token) *apiErro
 // readSubmit decodes the body and checks what decodeSubmit cannot know without the
 // server's configuration: the language, and a problem id the schema could hold. The
 // submission it returns has no problem version yet (pinProblemVersion sets it).
-func (s *Server) readSubmit(w http.ResponseWriter, r *http.Request, tok *store.Token, key string) (wire.SubmitRequest, store.NewSubmission, *apiError) {
-	r.Body = http.MaxBytesReader(w, r.Body, submitBodyLimit(s.lim.MaxSourceBytes))
+// The route bounds the body by submitBodyLimit (limitBody).
+func (s *Server) readSubmit(r *http.Request, tok *store.Token, key string) (wire.SubmitRequest, store.NewSubmission, *apiError) {
 	req, aerr := decodeSubmit(r.Body, s.lim.MaxSourceBytes)
 	if aerr != nil {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
