@@ -112,7 +112,7 @@ func runWorker(ctx context.Context, d *deps) error {
 // serveAPI the API's address is bound first and the API runs among the parts; without it,
 // metrics are served on metricsAddr (if set).
 func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...daemon) error {
-	cfg, err := loadConfig(cmd)
+	cfg, warnings, err := readConfig(cmd)
 	if err != nil {
 		return err
 	}
@@ -135,6 +135,9 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 		return err
 	}
 	defer d.Close()
+	for _, w := range warnings {
+		d.log.Warn("config: " + w)
+	}
 	if metricsAddr != "" {
 		srv := &http.Server{Addr: metricsAddr, Handler: api.HealthHandler(d.db, d.rdb, d.reg), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
