@@ -20,3 +20,23 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+func TestNearestKeys(t *testing.T) {
+	keys := []string{"title", "time_limit_ms", "memory_limit_mb", "checker", "addr", "key_prefix"}
+	for _, tc := range []struct{ name, typed, want string }{
+		{"a prefix of the key", "time_limit", "time_limit_ms"},
+		{"case and underscores", "MemoryLimitMB", "memory_limit_mb"},
+		{"one letter off", "chekcer", "checker"},
+		{"two letters off", "adr", "addr"},
+		{"a dash for an underscore", "key-prefix", "key_prefix"},
+		{"nothing near", "mode", ""},
+		{"too short to be a prefix", "ti", ""},
+		{"too long to compare", string(make([]byte, 100)), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Nearest(tc.typed, keys); got != tc.want {
+				t.Errorf("Nearest(%q) = %q, want %q", tc.typed, got, tc.want)
+			}
+		})
+	}
+}
