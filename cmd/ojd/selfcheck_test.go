@@ -74,6 +74,7 @@ func TestWorkerSelfCheck(t *testing.T) {
 					}
 				case <-time.After(60 * time.Second):
 					_ = cmd.Process.Kill()
+					<-done // reaped: its output is complete, and no other Wait races this one
 					t.Fatalf("ojd %s still running after 60 s; want a start-up failure\n%s", args[0], logs.String())
 				}
 				lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
