@@ -27,11 +27,13 @@ type Config struct {
 	Redis      RedisConfig     `mapstructure:"redis"`
 	API        api.Config      `mapstructure:"api"`
 	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
-	Worker     worker.Config   `mapstructure:"worker"`
-	Sandbox    sandbox.Config  `mapstructure:"sandbox"`
-	Judge      judge.Config    `mapstructure:"judge"`
-	Storage    objstore.Config `mapstructure:"storage"`
-	Log        LogConfig       `mapstructure:"log"`
+	// Events is the results feed's retention, which the dispatcher keeps.
+	Events  dispatch.EventsConfig `mapstructure:"events"`
+	Worker  worker.Config         `mapstructure:"worker"`
+	Sandbox sandbox.Config        `mapstructure:"sandbox"`
+	Judge   judge.Config          `mapstructure:"judge"`
+	Storage objstore.Config       `mapstructure:"storage"`
+	Log     LogConfig             `mapstructure:"log"`
 }
 
 // PostgresConfig says where PostgreSQL is.
@@ -60,6 +62,7 @@ func defaultConfig() Config {
 		Redis:      RedisConfig{Addr: "127.0.0.1:6379", KeyPrefix: "oj"},
 		API:        api.DefaultConfig(),
 		Dispatcher: dispatch.DefaultConfig(),
+		Events:     dispatch.DefaultEventsConfig(),
 		Worker:     worker.DefaultConfig(),
 		Sandbox:    sandbox.DefaultConfig(),
 		Judge:      judge.DefaultConfig(),
@@ -88,7 +91,7 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Worker, c.Sandbox, c.Judge, c.Storage} {
+	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err
 		}

@@ -73,8 +73,9 @@ func writeAddrFile(path, addr string) error {
 }
 
 func newDispatcher(d *deps) *dispatch.Dispatcher {
-	return dispatch.New(d.cfg.Dispatcher, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"),
-		d.dispatchMetrics)
+	cfg := d.cfg.Dispatcher
+	cfg.Events = d.cfg.Events
+	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 
 func runDispatcher(ctx context.Context, d *deps, ready func()) error {

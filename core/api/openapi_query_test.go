@@ -154,6 +154,12 @@ func TestOpenAPIListsEveryQueryParameterOfEveryRoute(t *testing.T) {
 			continue
 		}
 		_, want := o.target()
+		// A prefix the route takes (meta.*) is one example parameter in the spec (meta.key).
+		for i, g := range got {
+			if prefix, ok := strings.CutSuffix(g, "*"); ok {
+				got[i] = prefix + "key"
+			}
+		}
 		slices.Sort(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {

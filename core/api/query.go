@@ -20,8 +20,22 @@ type routeInput struct {
 }
 
 // takes declares a route's query parameters (none for a route that takes none). Each may
-// be given once: no route reads a repeated parameter.
+// be given once: no route reads a repeated parameter. A name ending in ".*" (meta.*)
+// stands for every parameter with that prefix and a non-empty rest (meta.contest).
 func takes(query ...string) routeInput { return routeInput{query: query} }
+
+// takesName reports whether the route takes the parameter name.
+func (in routeInput) takesName(name string) bool {
+	for _, q := range in.query {
+		if prefix, ok := strings.CutSuffix(q, "*"); ok && len(name) > len(prefix) && strings.HasPrefix(name, prefix) {
+			return true
+		}
+		if q == name {
+			return true
+		}
+	}
+	return false
+}
 
 // maxNameShown bounds how much of an unknown parameter's name an answer repeats.
 const maxNameShown = 40
@@ -45,7 +59,7 @@ func checkQuery(r *http.Request, in routeInput) error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if !slices.Contains(in.query, name) {
+		if !in.takesName(name) {
 			return unknownParameter(r, name, in.query)
 		}
 		if n := len(vals[name]); n > 1 {

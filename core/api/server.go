@@ -64,9 +64,11 @@ type Server struct {
 	auth    *authCache
 	views   visibilityCache
 	streams *streamGate
-	ops     *ops.Ops
-	linger  lingerBounds
-	once    sync.Once
+	// followers bounds the results feed's followers.
+	followers *followerGate
+	ops       *ops.Ops
+	linger    lingerBounds
+	once      sync.Once
 	// closing is closed when the server shuts down: waits and event streams end early.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -85,6 +87,7 @@ func New(cfg Config, d Deps) *Server {
 	s := &Server{cfg: cfg, lim: cfg.Limits, d: d, log: d.Log, clock: d.Clock, closing: make(chan struct{})}
 	s.metrics = newMetrics(d.Registerer)
 	s.streams = newStreamGate(cfg.Limits.MaxStreamsPerToken, cfg.Limits.MaxStreams, d.Registerer)
+	s.followers = newFollowerGate(cfg.Limits.MaxFeedFollowers, d.Registerer)
 	s.hub = newHub(d.DB, d.Log)
 	s.buckets = newBuckets(cfg.Limits)
 	s.backlog = &backlog{db: d.DB, lim: cfg.Limits, clock: d.Clock, log: d.Log}
@@ -143,21 +146,25 @@ func (s *Server) Handler() http.Handler {
 	packageBody := bodyLimit{max: s.lim.MaxProblemBytes, what: "package", limit: s.lim.MaxProblemBytes, key: keyMaxProblem}
 	action := takes("dry_run").body(adminBody)
 	public := func(pattern string, h http.Handler, in routeInput) { mux.Handle(pattern, strictQuery(in, h)) }
-	user := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(false, in, h)) }
-	admin := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(true, in, h)) }
+	user := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(anyToken, in, h)) }
+	submitter := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(submitters, in, h)) }
+	reader := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(readers, in, h)) }
+	admin := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(admins, in, h)) }
 
 	public("GET /healthz", http.HandlerFunc(healthz), takes())
 	public("GET /readyz", http.HandlerFunc(s.readyz), takes())
 	public("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}), takes())
 
-	user("POST /api/v1/submissions", s.submit, takes().body(submitBody))
+	submitter("POST /api/v1/submissions", s.submit, takes().body(submitBody))
+	user("GET /api/v1/submissions", s.ownSubmissions, takes("state", "problem", "owner", "limit", "cursor", "meta.*"))
 	user("GET /api/v1/submissions/{id}", s.getSubmission, takes())
 	user("GET /api/v1/submissions/{id}/events", s.events, takes())
 	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase, takes())
 	user("GET /api/v1/languages", s.languages, takes())
 	admin("PUT /api/v1/problems/{id}", s.putProblem, takes().body(packageBody))
 	user("GET /api/v1/problems/{id}", s.getProblem, takes())
-	admin("GET /api/v1/problems", s.listProblems, takes("archived"))
+	reader("GET /api/v1/problems", s.listProblems, takes("archived"))
+	reader("GET /api/v1/events", s.feed, takes("since", "follow", "types", "problem", "meta.*"))
 	admin("DELETE /api/v1/problems/{id}", s.removeProblem, takes("dry_run"))
 
 	admin("GET /admin/v1/overview", s.overview, takes())
@@ -165,7 +172,7 @@ func (s *Server) Handler() http.Handler {
 	admin("POST /admin/v1/reclaim", s.reclaim, action)
 	admin("GET /admin/v1/outbox", s.outbox, takes("limit"))
 	admin("GET /admin/v1/dlq", s.dlq, takes("limit", "cursor"))
-	admin("GET /admin/v1/submissions", s.listSubmissions, takes("state", "problem", "limit", "cursor"))
+	admin("GET /admin/v1/submissions", s.listSubmissions, takes("state", "problem", "owner", "limit", "cursor", "meta.*"))
 	admin("POST /admin/v1/dlq/replay", s.replay, action)
 	admin("POST /admin/v1/dlq/purge", s.purge, action)
 	admin("POST /admin/v1/trim", s.trim, action)
@@ -175,6 +182,9 @@ func (s *Server) Handler() http.Handler {
 	admin("GET /admin/v1/workers", s.workers, takes())
 	admin("GET /admin/v1/audit", s.audit, takes("limit"))
 	admin("GET /admin/v1/submissions/{id}/trace", s.trace, takes())
+	admin("GET /admin/v1/tokens", s.listTokens, takes())
+	admin("POST /admin/v1/tokens", s.createToken, takes("dry_run").body(adminBody))
+	admin("DELETE /admin/v1/tokens/{name}", s.revokeToken, takes("dry_run"))
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))

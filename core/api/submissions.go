@@ -80,7 +80,7 @@ func checkSubmitFields(req wire.SubmitRequest, maxSource int) *apiError {
 	case req.WaitMS != nil && *req.WaitMS < 0:
 		return errorf(http.StatusBadRequest, codeBadRequest, "wait_ms: must not be negative")
 	}
-	return nil
+	return checkMetadata(req.Metadata)
 }
 
 // checkIdempotencyKey refuses a key PostgreSQL could not store or that no client means:
@@ -139,7 +139,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 // submissions (and the backlog, which refuses only callers with submissions waiting)
 // are decided when the submission is stored: see liveBounds.
 func (s *Server) admit(tok *store.Token) *apiError {
-	if ok, wait, which := s.buckets.take(tok.ID, s.clock.Now()); !ok {
+	if ok, wait, which := s.buckets.take(tok, s.clock.Now()); !ok {
 		s.metrics.submits.WithLabelValues("rate_limited").Inc()
 		return &apiError{status: http.StatusTooManyRequests, code: codeRateLimited, retryAfter: wait,
 			msg: "too many submissions (" + which + " limit); retry after the Retry-After delay"}
@@ -156,6 +156,9 @@ func (s *Server) liveBounds(n *store.NewSubmission, tok *store.Token) {
 	if tok.Role == roleAdmin {
 		n.MaxLive = s.lim.MaxLivePerAdmin
 	}
+	if tok.MaxLive != nil {
+		n.MaxLive = *tok.MaxLive
+	}
 	n.RefuseIfQueued = s.backlog.over()
 }
 
@@ -168,7 +171,10 @@ func (s *Server) liveRefused(e *store.LiveBoundError, tok *store.Token) *apiErro
 				"submit again once they are (users with nothing waiting are still accepted)", e.Queued)}
 	}
 	key := "api.limits.max_live_per_user"
-	if tok.Role == roleAdmin {
+	switch {
+	case tok.MaxLive != nil:
+		key = "the token's own max_live"
+	case tok.Role == roleAdmin:
 		key = "api.limits.max_live_per_admin"
 	}
 	s.metrics.submits.WithLabelValues("live_limit").Inc()
@@ -198,7 +204,8 @@ func (s *Server) readSubmit(r *http.Request, tok *store.Token, key string) (wire
 		return req, store.NewSubmission{}, errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
 	}
 	n := store.NewSubmission{OwnerID: &tok.ID, ProblemID: req.ProblemID, Language: lg.ID, Lane: lg.Lane,
-		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: infoFrom(r.Context()).traceID}
+		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: infoFrom(r.Context()).traceID,
+		Metadata: req.Metadata}
 	return req, n, nil
 }
 
@@ -371,7 +378,7 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 func toWire(s *store.Submission, tok *store.Token, view caseView) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
-		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases))}
+		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases)), Metadata: nonNilMeta(s.Metadata)}
 	if s.Verdict != "" {
 		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m

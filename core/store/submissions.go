@@ -247,14 +247,23 @@ type SubmissionSummary struct {
 	MemoryKB   int
 	CreatedAt  time.Time
 	FinishedAt *time.Time
+	// Owner is the name of the token that made it ("" for none); Metadata its caller's tags.
+	Owner    string
+	Metadata map[string]string
 }
 
-// SubmissionFilter selects a page of ListSubmissions. Empty State and ProblemID match
-// every submission; a zero AfterCreatedAt starts at the newest.
+// SubmissionFilter selects a page of ListSubmissions. Empty fields match every
+// submission; a zero AfterCreatedAt starts at the newest.
 type SubmissionFilter struct {
 	State     job.State
 	ProblemID string
-	Limit     int
+	// OwnerID keeps one token's submissions (a user's own list); OwnerName the same by
+	// the token's name (the admin list).
+	OwnerID   *int64
+	OwnerName string
+	// Metadata keeps the submissions that carry every one of these tags.
+	Metadata map[string]string
+	Limit    int
 	// AfterCreatedAt and AfterID are the last row of the previous page: the page holds
 	// what comes after it in the newest-first order.
 	AfterCreatedAt time.Time
@@ -273,6 +282,19 @@ func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 	if f.ProblemID != "" {
 		conds = append(conds, "s.problem_id = "+arg(f.ProblemID))
 	}
+	if f.OwnerID != nil {
+		conds = append(conds, "s.owner_id = "+arg(*f.OwnerID))
+	}
+	if f.OwnerName != "" {
+		conds = append(conds, "t.name = "+arg(f.OwnerName))
+	}
+	if len(f.Metadata) > 0 {
+		b, err := json.Marshal(f.Metadata)
+		if err != nil {
+			return "", nil, fmt.Errorf("list submissions: %w", err)
+		}
+		conds = append(conds, "s.metadata @> "+arg(b)+"::jsonb")
+	}
 	if !f.AfterCreatedAt.IsZero() {
 		if _, err := uuid.Parse(f.AfterID); err != nil {
 			return "", nil, fmt.Errorf("list submissions: after id %q: %w", f.AfterID, err)
@@ -286,8 +308,9 @@ func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 	// ORDER BY names the table's columns: a bare "id" would be the output column id::text,
 	// which no index has.
 	return `SELECT s.id::text, s.problem_id, s.language, s.state::text, coalesce(s.verdict, ''),
-		       coalesce(s.score, 0), s.attempt, coalesce(s.time_ms, 0), coalesce(s.memory_kb, 0), s.created_at, s.finished_at
-		  FROM submissions s` + where + ` ORDER BY s.created_at DESC, s.id DESC LIMIT $1`, args, nil
+		       coalesce(s.score, 0), s.attempt, coalesce(s.time_ms, 0), coalesce(s.memory_kb, 0), s.created_at, s.finished_at,
+		       coalesce(t.name, ''), s.metadata
+		  FROM submissions s LEFT JOIN api_tokens t ON t.id = s.owner_id` + where + ` ORDER BY s.created_at DESC, s.id DESC LIMIT $1`, args, nil
 }
 
 // ListSubmissions returns submissions newest first, (created_at, id) descending, keyset
@@ -309,7 +332,7 @@ func ListSubmissions(ctx context.Context, db DB, f SubmissionFilter) ([]Submissi
 		var s SubmissionSummary
 		var state, verdict string
 		if err := rows.Scan(&s.ID, &s.ProblemID, &s.Language, &state, &verdict, &s.Score, &s.Attempt,
-			&s.TimeMS, &s.MemoryKB, &s.CreatedAt, &s.FinishedAt); err != nil {
+			&s.TimeMS, &s.MemoryKB, &s.CreatedAt, &s.FinishedAt, &s.Owner, &s.Metadata); err != nil {
 			return nil, fmt.Errorf("list submissions: %w", err)
 		}
 		s.State, s.Verdict = job.State(state), job.Verdict(verdict)

@@ -138,21 +138,27 @@ type SubmissionSummary struct {
 	MemoryKB   *int       `json:"memory_kb"`
 	CreatedAt  time.Time  `json:"created_at"`
 	FinishedAt *time.Time `json:"finished_at"`
+	// Owner is the name of the token that made it ("" for a submission without one).
+	Owner    string            `json:"owner"`
+	Metadata map[string]string `json:"metadata"`
 }
 
-// SubmissionList is a page of GET /admin/v1/submissions, newest first; NextCursor is
-// empty on the last page.
+// SubmissionList is a page of GET /admin/v1/submissions (or GET /api/v1/submissions),
+// newest first; NextCursor is empty on the last page.
 type SubmissionList struct {
 	Items      []SubmissionSummary `json:"items"`
 	NextCursor string              `json:"next_cursor"`
 }
 
-// ListSubmissionsQuery is the query of GET /admin/v1/submissions: empty State and
-// ProblemID match everything, Limit 0 is the server's default (50; at most 500), Cursor is
-// the previous page's NextCursor.
+// ListSubmissionsQuery is the query of GET /admin/v1/submissions (and of a token's own
+// list, GET /api/v1/submissions, which takes no Owner): empty fields match everything,
+// Limit 0 is the server's default (50; at most 500), Cursor is the previous page's
+// NextCursor, Metadata keeps submissions carrying every one of its tags (meta.KEY=VALUE).
 type ListSubmissionsQuery struct {
 	State     string
 	ProblemID string
+	Owner     string
+	Metadata  map[string]string
 	Limit     int
 	Cursor    string
 }
