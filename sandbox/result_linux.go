@@ -19,7 +19,8 @@ func (r *runState) finish(nr ns.Result) (st cgroup.Stats, statErr, err error) {
 	var wbErr error
 	if r.upper != nil {
 		if nr.SetupError == "" && !r.spec.DiscardWrites {
-			wbErr = writeBack(r.upper, r.spec.Dir)
+			// What the run could have stored there: the tmpfs is charged to its cgroup.
+			wbErr = writeBack(r.upper, r.spec.Dir, min(r.p.cfg.WorkDirBytes, r.lim.Memory))
 		}
 		r.upper.Close()
 		r.upper = nil

@@ -104,11 +104,15 @@ type Spec struct {
 	// directory. The directory itself is never written by the run: /w is an overlay
 	// whose writes go to a fresh tmpfs of Config.WorkDirBytes, charged to the run and
 	// freed after it, so no run sees another's files and none stays charged to the
-	// slot. After a run the host copies what it wrote back into Dir (files, directories
-	// and symlinks, owned by the caller; removals are applied as far as they can be),
-	// unless DiscardWrites is set. Empty means a fresh empty tmpfs. Read files a program
-	// left in Dir with ReadWorkFile, never by following paths blindly: the program may
-	// have left symlinks to host files.
+	// slot. After a run the host copies what it wrote back into Dir (files, hard links
+	// as links, directories, symlinks, owned by the caller; and removals), unless
+	// DiscardWrites is set. The write-back is all or nothing — Dir is either as it was
+	// or holds all of it — and bounded: at most 10,000 names, directories at most 64
+	// deep, and no more bytes than the run could have stored in its work dir (the
+	// smaller of Config.WorkDirBytes and Limits.Memory, counting each inode once);
+	// over a bound, nothing is copied and Run fails with ErrWriteBackLimit. Empty means
+	// a fresh empty tmpfs. Read files a program left in Dir with ReadWorkFile, never by
+	// following paths blindly: the program may have left symlinks to host files.
 	Dir string
 	// DiscardWrites drops what the run wrote in /w instead of copying it back into Dir:
 	// every run then starts from Dir as the caller left it (the cases of a submission).

@@ -29,6 +29,8 @@ type fake struct {
 	calls    []string
 	// redis70: the consumers' inactive_ms is null, as on a Redis before 7.2.
 	redis70 bool
+	// refuseCancel, when set, is the answer of a real (not dry) cancel.
+	refuseCancel error
 }
 
 func (f *fake) fail(name string) error {
@@ -47,7 +49,8 @@ func (f *fake) Overview(context.Context) (*wire.Overview, error) {
 	}
 	return &wire.Overview{
 		Lanes: []wire.LaneOverview{
-			{Lane: "light", Length: 100000, Pending: f.pending, OldestPendingIdle: 95_000, Lag: 12, Consumers: 2, GroupExists: true},
+			{Lane: "light", Length: 100000, Pending: f.pending, OldestPendingIdle: 95_000, Lag: 12, Consumers: 2, GroupExists: true,
+				Waiting: 1240, OldestWaitMS: 61_000},
 			{Lane: "heavy", Length: 2048, Pending: 3, OldestPendingIdle: 1500, Lag: 0, Consumers: 2, GroupExists: true},
 			{Lane: "rejudge", Length: 0, Pending: 0, Consumers: 1, GroupExists: true},
 		},
@@ -192,6 +195,9 @@ func (f *fake) Cancel(_ context.Context, _ string, dry bool) (*wire.CancelResult
 	if dry {
 		return &wire.CancelResult{DryRun: true, WouldCancel: 1}, nil
 	}
+	if f.refuseCancel != nil {
+		return nil, f.refuseCancel
+	}
 	return &wire.CancelResult{Canceled: 1}, nil
 }
 
@@ -230,7 +236,8 @@ func (f *fake) Audit(context.Context, int) ([]wire.AuditEntry, error) {
 	}
 	return []wire.AuditEntry{
 		{ID: 12, At: t0.Add(-2 * time.Minute), Actor: "alice", Action: "dlq_replay", Params: map[string]any{"ids": []any{"0195a1b2-0000-7000-8000-0000000000cc"}, "all": false}, Counts: map[string]any{"requested": 1, "replayed": 1}},
-		{ID: 11, At: t0.Add(-10 * time.Minute), Actor: "alice", Action: "trim", DryRun: true, Params: map[string]any{"lane": "light", "strategy": "safe"}, Counts: map[string]any{"length_before": 100000, "length_after": 10030}},
+		{ID: 11, At: t0.Add(-10 * time.Minute), Actor: "alice", Action: "trim", DryRun: true, Params: map[string]any{"lane": "light", "strategy": "safe"}, Counts: map[string]any{"length_before": 100000, "length_after": 10030, "removed": 0, "would_remove": 89970,
+			"lanes": []any{map[string]any{"lane": "light", "length_before": 100000, "length_after": 10030, "min_id": "1741953000000-0"}}}},
 	}, nil
 }
 

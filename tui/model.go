@@ -177,7 +177,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
-			m.setFlash(m.confirm.action.Title+": dry run failed: "+msg.err.Error(), true)
+			m.setFlash(m.confirm.action.Title+": dry run failed: "+actionError(msg.err), true)
 			m.confirm = nil
 			return m, nil
 		}
@@ -190,7 +190,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.confirm = nil
 		if msg.err != nil {
-			m.setFlash(title+"failed: "+msg.err.Error(), true)
+			m.setFlash(title+"failed: "+actionError(msg.err), true)
 		} else {
 			m.setFlash(msg.summary, false)
 		}

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"oj/core/api/client"
 	"oj/tui/styles"
 )
 
@@ -289,6 +290,27 @@ func TestConfirmDialogs(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// An action the server refuses shows its whole reason, not the request's URL cut at the
+// screen's edge.
+func TestRefusedActionShowsTheWholeReason(t *testing.T) {
+	reason := "submission 01a21841-5324-764b-b8be-44d36dc4f650 is already finished (verdict AC); only a queued or running submission can be canceled"
+	h := newHarness(t, 80, 24, false, &fake{refuseCancel: &client.Error{Server: "http://127.0.0.1:8080", Method: "POST",
+		Path: "/admin/v1/submissions/01a21841-5324-764b-b8be-44d36dc4f650/cancel", Status: 409, Code: "conflict", Message: reason}})
+	h.warm()
+	h.keys(":", "submissions", "enter", "X", "y")
+	view := ansi.Strip(h.m.View())
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") } // wrapping may break at a hyphen
+	if !strings.Contains(squeeze(view), squeeze("failed: 409 "+reason)) {
+		t.Fatalf("the refusal's reason is not shown whole:\n%s", view)
+	}
+	if strings.Contains(view, "/cancel") {
+		t.Fatalf("the flash shows the request's URL instead of the reason:\n%s", view)
+	}
+	if lines := strings.Count(view, "\n") + 1; lines != 24 {
+		t.Fatalf("the screen is %d lines, want 24", lines)
 	}
 }
 

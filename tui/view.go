@@ -22,7 +22,13 @@ func (m *Model) View() string {
 		body = st.Section.Render("Keys") + "  " + st.Muted.Render("(any key closes)") + "\n\n" +
 			m.help.FullHelpView(keys.Help{Map: m.ctx.Keys, Extra: m.Current().Keys()}.FullHelp())
 	}
-	body = shared.Fit(body, m.width, m.bodyHeight())
+	// A flash is shown whole: a refused action's reason may take a few lines, which the
+	// body gives up while it is shown.
+	flash := shared.Wrap(m.flash, m.width)
+	if len(flash) > maxFlashLines {
+		flash = append(flash[:maxFlashLines-1], shared.OneLine(strings.Join(flash[maxFlashLines-1:], " "), m.width))
+	}
+	body = shared.Fit(body, m.width, m.bodyHeight()-(len(flash)-1))
 	if m.confirm != nil {
 		body = overlay(body, m.dialog(), m.width)
 	}
@@ -31,9 +37,9 @@ func (m *Model) View() string {
 	case m.jumping:
 		status = m.jump.View()
 	case m.flash != "" && m.flashErr:
-		status = st.Error.Render(m.flash)
+		status = st.Error.Render(strings.Join(flash, "\n"))
 	case m.flash != "":
-		status = st.Flash.Render(m.flash)
+		status = st.Flash.Render(strings.Join(flash, "\n"))
 	default:
 		if _, fix := refused(m.lastErr); fix != "" {
 			status = st.Error.Render(fix)
@@ -93,6 +99,19 @@ func refused(err error) (what, fix string) {
 
 // shortErr is the reason without the client's method and URL prefix (the header shows
 // the server already).
+// maxFlashLines bounds the status area a flash may take.
+const maxFlashLines = 4
+
+// actionError is why an action failed, for its flash: the server's answer (status and
+// message) without the method and URL the operator knows already, so the reason fits.
+func actionError(err error) string {
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.Status != 0 {
+		return fmt.Sprintf("%d %s", ce.Status, ce.Message)
+	}
+	return err.Error()
+}
+
 func shortErr(err error) string {
 	s := err.Error()
 	if i := strings.LastIndex(s, ": dial tcp"); i >= 0 {

@@ -72,7 +72,11 @@ func failedCases(s *wire.Submission) []wire.Case {
 // failed cases left out.
 func printCaseOutputs(p *printer, details []wire.CaseDetail, more int) {
 	for _, d := range details {
-		p.heading(fmt.Sprintf("Case %d: %s, %s, %s", d.Index, d.Verdict, ms(int64(d.TimeMS)), kb(d.MemoryKB)))
+		sample := ""
+		if d.Sample {
+			sample = " (sample)"
+		}
+		p.heading(fmt.Sprintf("Case %d%s: %s, %s, %s", d.Index, sample, d.Verdict, ms(int64(d.TimeMS)), kb(d.MemoryKB)))
 		var pairs [][2]string
 		if d.Message != "" {
 			pairs = append(pairs, [2]string{"Message", d.Message})

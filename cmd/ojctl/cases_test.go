@@ -102,8 +102,9 @@ func TestSubmitWaitShowsWhyTheSubmissionIsDead(t *testing.T) {
 	golden(t, "submit_wait_dead", normalize(r.String()))
 }
 
-// status --cases shows the table, then what the solution wrote in each failed case; an
-// admin also gets the checker's message, and -o json gives every case's detail.
+// status --cases shows the table, then what the solution wrote in each failed case the
+// viewer may read (the owner: sample cases only); an admin also gets the hidden cases and
+// the checker's message, and -o json gives every case's detail.
 func TestStatusCasesShowsTheOutputOfFailedCases(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -132,23 +133,38 @@ func TestStatusCasesShowsTheOutputOfFailedCases(t *testing.T) {
 	id := res.ID()
 	e.waitTerminal(id)
 
+	// The owner: case 1 is aplusb's sample, cases 2 and 3 are hidden, so their output
+	// and messages are withheld and the note says why.
 	r := e.exec(run{args: []string{"status", id, "--cases"}, token: &e.userToken})
 	wantCode(t, r, 0)
-	if strings.Contains(r.stdout, "\x1b") || strings.Contains(r.stdout, `found "12`) {
-		t.Fatalf("the owner's output has control characters or the checker's message:\n%s", r)
+	if strings.Contains(r.stdout, "debug: a=5") || strings.Contains(r.stdout, `found "12`) || strings.Contains(r.stdout, "exit code 1") {
+		t.Fatalf("the owner's output has a hidden case's output or the checker's message:\n%s", r)
 	}
+	wantIn(t, "owner's stdout", r.stdout, "hidden test case", "wrong answer", "runtime error")
 	golden(t, "status_cases", normalize(r.String()))
 
+	// An admin sees everything, made safe for a terminal.
 	r = e.ojctl("status", id, "--cases")
 	wantCode(t, r, 0)
-	wantIn(t, "admin's stdout", r.stdout, "Checker:", `expected "12", found "12`)
+	if strings.Contains(r.stdout, "\x1b") {
+		t.Fatalf("the admin's output has control characters:\n%s", r)
+	}
+	wantIn(t, "admin's stdout", r.stdout, "Checker:", `expected "12", found "12`, "debug: a=5 b=7")
+	golden(t, "status_cases_admin", normalize(r.String()))
 
 	r = e.exec(run{args: []string{"status", id, "--cases", "-o", "json"}, token: &e.userToken})
 	wantCode(t, r, 0)
 	var details []wire.CaseDetail
 	decode(t, r, &details)
-	if len(details) != 3 || details[1].Stdout != "12\n\x1b[31mred\x1b[0m\n" || details[2].Verdict != "RE" ||
-		details[1].CheckerMessage != "" || details[0].SubmissionID != id {
+	if len(details) != 3 || details[1].Stdout != "" || details[1].ExcerptsNote == "" || details[2].Verdict != "RE" ||
+		details[1].CheckerMessage != "" || details[0].SubmissionID != id || details[0].Stdout != "3\n" || !details[0].Sample {
 		t.Fatalf("status --cases -o json = %+v", details)
+	}
+	r = e.ojctl("status", id, "--cases", "-o", "json")
+	wantCode(t, r, 0)
+	details = nil
+	decode(t, r, &details)
+	if len(details) != 3 || details[1].Stdout != "12\n\x1b[31mred\x1b[0m\n" || details[1].CheckerMessage == "" {
+		t.Fatalf("admin's status --cases -o json = %+v", details)
 	}
 }

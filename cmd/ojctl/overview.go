@@ -10,8 +10,10 @@ func newOverviewCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "overview",
 		Short: "Lanes, outbox, dead letters and submissions at a glance",
-		Long: `Show, per lane, the stream length, the pending entries (PEL) and the oldest one's
-idle time, the group's lag and its consumers; the outbox backlog and its oldest age;
+		Long: `Show, per lane, the submissions waiting in the outbox for their turn (and how long the
+oldest has waited: fair release puts them in the stream as workers free up, giving every
+user a turn), the stream length, the pending entries (PEL) and the oldest one's idle
+time, the group's lag and its consumers; the outbox backlog and its oldest age;
 the dead-letter count; submissions by state; the Redis version. Read from XINFO and
 XPENDING's summary, so it is cheap to run often (from cron or a monitoring check).`,
 		Example: `  ojctl overview
@@ -40,9 +42,13 @@ func printOverview(p *printer, o *wire.Overview) {
 			idle = ms(l.OldestPendingIdle)
 		}
 		group := yesNo(l.GroupExists)
-		rows = append(rows, []string{l.Lane, itoa(l.Length), itoa(l.Pending), idle, itoa(l.Lag), itoa(l.Consumers), group})
+		waiting := itoa(l.Waiting)
+		if l.Waiting > 0 {
+			waiting += " (" + ms(l.OldestWaitMS) + ")"
+		}
+		rows = append(rows, []string{l.Lane, waiting, itoa(l.Length), itoa(l.Pending), idle, itoa(l.Lag), itoa(l.Consumers), group})
 	}
-	p.table([]string{"LANE", "LENGTH", "PENDING", "OLDEST IDLE", "LAG", "CONSUMERS", "GROUP"}, rows)
+	p.table([]string{"LANE", "WAITING", "LENGTH", "PENDING", "OLDEST IDLE", "LAG", "CONSUMERS", "GROUP"}, rows)
 
 	p.heading("Queue")
 	dead := itoa(o.DeadLetters)

@@ -125,6 +125,7 @@ func printProblem(p *printer, pr *wire.Problem) {
 		{"Interactive", yesNo(pr.Interactive)},
 		{"Stop on first failure", yesNo(pr.StopOnFirstFailure)},
 		{"Cases", itoa(pr.CaseCount)},
+		{"Owners see output of", shownCases(pr)},
 		{"SHA-256", pr.SHA256},
 		{"Created", stamp(pr.CreatedAt)},
 	})
@@ -240,4 +241,20 @@ func (u *uploadProgress) finish() {
 	if u.shown {
 		fmt.Fprintln(u.w)
 	}
+}
+
+// shownCases says which cases' output a submission's owner sees: every case when the
+// tests are public, else the samples.
+func shownCases(pr *wire.Problem) string {
+	switch {
+	case pr.PublicTests:
+		return "every case (public_tests)"
+	case len(pr.Samples) == 0:
+		return "no case (no samples)"
+	}
+	s := make([]string, len(pr.Samples))
+	for i, c := range pr.Samples {
+		s[i] = itoa(c)
+	}
+	return "samples " + strings.Join(s, ", ")
 }

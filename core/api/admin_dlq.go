@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"oj/core/api/wire"
+	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
 )
@@ -50,7 +49,7 @@ func decodeCursor(c string) (time.Time, string, error) {
 	if err == nil {
 		ts, id, ok := strings.Cut(string(b), ",")
 		if t, terr := time.Parse(time.RFC3339Nano, ts); ok && terr == nil {
-			if _, uerr := uuid.Parse(id); uerr == nil {
+			if job.IsSubmissionID(id) {
 				return t, id, nil
 			}
 		}
@@ -104,8 +103,8 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token
 		return errorf(http.StatusBadRequest, codeBadRequest, `give either "ids" or "all": true`)
 	}
 	for _, id := range req.IDs {
-		if _, err := uuid.Parse(id); err != nil {
-			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id", id)
+		if !job.IsSubmissionID(id) {
+			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id (36 characters, lowercase hex and hyphens)", quoteClip(id, 60))
 		}
 	}
 	or, err := s.opsRequest(r, tok, req.DryRun)
@@ -116,8 +115,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return unavailable("replay", err)
 	}
-	res := wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested}
-	res.Replayed, res.WouldReplay = doneOrWould(or.DryRun, c.Replayed)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested, Replayed: c.Replayed,
+		WouldReplay: c.WouldReplay})
 	return nil
 }

@@ -23,9 +23,19 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token
 	out := wire.Overview{At: now, Lanes: make([]wire.LaneOverview, len(job.Lanes))}
 	g, gctx := errgroup.WithContext(r.Context())
 	s.overviewRedis(gctx, g, &out)
+	var queues map[job.Lane]store.LaneQueue
+	g.Go(func() error {
+		var err error
+		queues, err = store.LaneQueues(gctx, s.d.DB)
+		return err
+	})
 	s.overviewPostgres(gctx, g, now, &out)
 	if err := g.Wait(); err != nil {
 		return unavailable("overview", err)
+	}
+	for i, lane := range job.Lanes {
+		q := queues[lane]
+		out.Lanes[i].Waiting, out.Lanes[i].OldestWaitMS = q.Waiting, ageMS(now, q.Oldest)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -3,9 +3,8 @@ package api
 import (
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"oj/core/api/wire"
+	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
 )
@@ -22,13 +21,10 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, tok *store.Token)
 	if req.All == (len(req.IDs) > 0) {
 		return errorf(http.StatusBadRequest, codeBadRequest, `give either "ids" or "all": true`)
 	}
-	for i, id := range req.IDs {
-		// Only the 36-character form: uuid.Parse also takes forms PostgreSQL refuses.
-		u, err := uuid.Parse(id)
-		if err != nil || len(id) != 36 {
-			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id", id)
+	for _, id := range req.IDs {
+		if !job.IsSubmissionID(id) {
+			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id (36 characters, lowercase hex and hyphens)", quoteClip(id, 60))
 		}
-		req.IDs[i] = u.String()
 	}
 	or, err := s.opsRequest(r, tok, req.DryRun)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"oj/core/api/wire"
+	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
 )
@@ -38,9 +39,7 @@ func (s *Server) rejudgeSubmission(w http.ResponseWriter, r *http.Request, tok *
 	if err != nil {
 		return opsError("rejudge", err, "submission "+id+" not found")
 	}
-	res := wire.RejudgeResult{DryRun: or.DryRun, Requested: c.Requested}
-	res.Rejudged, res.WouldRejudge = doneOrWould(or.DryRun, c.Rejudged)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, rejudgeWire(or.DryRun, c))
 	return nil
 }
 
@@ -52,6 +51,9 @@ func (s *Server) submissionAction(w http.ResponseWriter, r *http.Request, tok *s
 	}
 	id := r.PathValue("id")
 	infoFrom(r.Context()).submissionID = id
+	if !job.IsSubmissionID(id) {
+		return ops.Request{}, "", errorf(http.StatusNotFound, codeNotFound, "submission %s not found", quoteClip(id, 60))
+	}
 	or, err := s.opsRequest(r, tok, req.DryRun)
 	return or, id, err
 }
@@ -75,10 +77,13 @@ func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *sto
 	if err != nil {
 		return opsError("rejudge", err, fmt.Sprintf("unknown problem %q", id))
 	}
-	res := wire.RejudgeResult{DryRun: or.DryRun, Requested: c.Requested}
-	res.Rejudged, res.WouldRejudge = doneOrWould(or.DryRun, c.Rejudged)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, rejudgeWire(or.DryRun, c))
 	return nil
+}
+
+// rejudgeWire is a rejudge's answer: its counts, as its audit row has them.
+func rejudgeWire(dryRun bool, c ops.RejudgeCounts) wire.RejudgeResult {
+	return wire.RejudgeResult{DryRun: dryRun, Rejudged: c.Rejudged, WouldRejudge: c.WouldRejudge, Requested: c.Requested}
 }
 
 // cancel is POST /admin/v1/submissions/{id}/cancel: a queued or running submission is
@@ -93,9 +98,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return opsError("cancel", err, "submission "+id+" not found")
 	}
-	res := wire.CancelResult{DryRun: or.DryRun}
-	res.Canceled, res.WouldCancel = doneOrWould(or.DryRun, c.Canceled)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, wire.CancelResult{DryRun: or.DryRun, Canceled: c.Canceled, WouldCancel: c.WouldCancel})
 	return nil
 }
 
@@ -122,7 +125,11 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, tok *store.Token)
 	if err != nil {
 		return unavailable("history", err)
 	}
-	out := wire.Trace{Submission: wire.TraceSubmission{Submission: toWire(sub, tok), OwnerID: sub.OwnerID,
+	view, err := s.caseViewOf(r.Context(), tok, sub)
+	if err != nil {
+		return unavailable("read submission", err)
+	}
+	out := wire.Trace{Submission: wire.TraceSubmission{Submission: toWire(sub, tok, view), OwnerID: sub.OwnerID,
 		Lane: string(sub.Lane), Failures: sub.Failures, MaxAttempts: sub.MaxAttempts, LeaseOwner: sub.LeaseOwner,
 		LeaseUntil: sub.LeaseUntil, LastError: sub.LastError, TraceID: sub.TraceID, QueuedAt: sub.QueuedAt,
 		StartedAt: sub.StartedAt}, Events: make([]wire.TraceEvent, 0, len(hist))}

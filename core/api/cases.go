@@ -31,7 +31,8 @@ const (
 // submission's cases) of the current result, with what the solution wrote. The case
 // fields come from PostgreSQL; the excerpts from the object store, for the attempt that
 // produced the result. Visibility is getSubmission's: 404 for another user's submission,
-// and the checker's own message for admins only (forViewer).
+// the checker's own message for admins only, and the excerpts of a hidden case for
+// admins only (caseView).
 //
 // When the excerpts are missing (judge.store_artefacts off, the object removed, or
 // unreadable as JSON) the case is still answered, with empty stdout and stderr and
@@ -49,9 +50,17 @@ func (s *Server) getCase(w http.ResponseWriter, r *http.Request, tok *store.Toke
 	if aerr != nil {
 		return aerr
 	}
-	out := wire.CaseDetail{SubmissionID: sub.ID, Attempt: sub.Attempt, Case: forViewer(wire.Case{Index: c.Index,
-		Subtask: c.Subtask, Verdict: string(c.Verdict), TimeMS: c.TimeMS, MemoryKB: c.MemoryKB, Score: c.Score,
-		Message: c.Message, CheckerMessage: c.CheckerMessage}, tok)}
+	view, err := s.caseViewOf(r.Context(), tok, sub)
+	if err != nil {
+		return unavailable("read submission", err)
+	}
+	out := wire.CaseDetail{SubmissionID: sub.ID, Attempt: sub.Attempt, Case: view.apply(wireCase(c))}
+	if !view.shown(n) {
+		// Not even read: what a hidden case's run wrote stays with the admins.
+		out.ExcerptsNote = hiddenExcerptsNote
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
 	stdout, stderr, note, err := s.readExcerpts(r.Context(), sub.ID, sub.Attempt, n)
 	if err != nil {
 		return unavailable("read case output", err)

@@ -39,7 +39,7 @@ func (e *env) waWithOutput(t job.Task, call int) (job.Outcome, error) {
 	return waWithCheckerMessage(t, call)
 }
 
-func TestCaseDetailShowsTheOutputToTheOwnerAndAdmins(t *testing.T) {
+func TestCaseDetailShowsTheOwnerSamplesOnly(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	e.judge.Set(e.waWithOutput, 0)
@@ -47,27 +47,32 @@ func TestCaseDetailShowsTheOutputToTheOwnerAndAdmins(t *testing.T) {
 	id := e.submit(e.alice, "print(12)")
 	e.waitTerminal(id, 20*time.Second)
 
+	// Case 2 is hidden (aplusb's sample is case 1): its owner gets the verdict, not
+	// what the program wrote nor where its output goes wrong.
 	got, err := e.alice.Case(ctx, id, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := wire.CaseDetail{SubmissionID: id, Attempt: 1, Case: wire.Case{Index: 2, Verdict: "WA",
-		Message: "token 1 differs from the expected answer"}, Stdout: "12\n", Stderr: "debug: a=5 b=7\n"}
+		Message: "wrong answer"}, ExcerptsNote: "output not shown: this is a hidden test case, and a problem shows its owner the output of its sample cases only"}
 	if *got != want {
 		t.Fatalf("owner's case 2 = %+v, want %+v", *got, want)
 	}
 	// Raw, so that no field is lost by decoding: nothing of the answer reaches the owner.
 	code, _, body := e.raw("GET", "/api/v1/submissions/"+id+"/cases/2", tokenOf(e.alice), nil, nil)
 	raw, _ := json.Marshal(body)
-	if code != 200 || strings.Contains(string(raw), hiddenAnswer) || strings.Contains(string(raw), "checker_message") {
+	if code != 200 || strings.Contains(string(raw), hiddenAnswer) || strings.Contains(string(raw), "checker_message") ||
+		strings.Contains(string(raw), "debug: a=5") {
 		t.Fatalf("owner's raw case 2 = %d %s", code, raw)
 	}
 
 	a, err := e.admin.Case(ctx, id, 2)
-	if err != nil || !strings.Contains(a.CheckerMessage, hiddenAnswer) || a.Stdout != "12\n" {
+	if err != nil || !strings.Contains(a.CheckerMessage, hiddenAnswer) || a.Stdout != "12\n" || a.Stderr != "debug: a=5 b=7\n" ||
+		a.Message != "token 1 differs from the expected answer" {
 		t.Fatalf("admin's case 2 = %+v %v, want the checker's whole message and the output", a, err)
 	}
-	if c, err := e.alice.Case(ctx, id, 1); err != nil || c.Verdict != "AC" || c.Stdout != "3\n" || c.ExcerptsNote != "" {
+	// The sample case is the owner's to read whole.
+	if c, err := e.alice.Case(ctx, id, 1); err != nil || c.Verdict != "AC" || c.Stdout != "3\n" || c.ExcerptsNote != "" || !c.Sample {
 		t.Fatalf("owner's case 1 = %+v %v", c, err)
 	}
 
@@ -133,7 +138,8 @@ func TestCaseDetailRefusesBadAndMissingCases(t *testing.T) {
 }
 
 // The object store is not trusted: a case without excerpts, an excerpt that is not
-// text, and an object that is not JSON still answer the case, and say what is missing.
+// text, and an object that is not JSON still answer the case, and say what is missing
+// (case 2 is hidden from its owner: an admin reads it; case 1 is the sample).
 func TestCaseDetailWithoutUsableExcerpts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
@@ -141,13 +147,13 @@ func TestCaseDetailWithoutUsableExcerpts(t *testing.T) {
 	e.judge.Set(waWithCheckerMessage, 0) // stores no excerpts, like store_artefacts: false
 	id := e.submit(e.alice, "print(12)")
 	e.waitTerminal(id, 20*time.Second)
-	c, err := e.alice.Case(ctx, id, 2)
+	c, err := e.admin.Case(ctx, id, 2)
 	if err != nil || c.Verdict != "WA" || c.Stdout != "" || !strings.Contains(c.ExcerptsNote, "store_artefacts") {
 		t.Fatalf("case without excerpts = %+v %v", c, err)
 	}
 
 	e.putArtefact(id, 1, "cases.json", casesJSON(map[string]any{"index": 2, "stdout": "a\x00b\xffc", "stderr": strings.Repeat("e", 100<<10)}))
-	c, err = e.alice.Case(ctx, id, 2)
+	c, err = e.admin.Case(ctx, id, 2)
 	if err != nil || c.Stdout != "a\uFFFDb\uFFFDc" || len(c.Stderr) > 65<<10 || !strings.HasSuffix(c.Stderr, "[truncated]") {
 		t.Fatalf("hostile excerpts = %q %d bytes of stderr, %v", c.Stdout, len(c.Stderr), err)
 	}
@@ -156,7 +162,7 @@ func TestCaseDetailWithoutUsableExcerpts(t *testing.T) {
 	}
 
 	e.putArtefact(id, 1, "cases.json", []byte(`{"cases":[{"index":2,"stdout":`))
-	c, err = e.alice.Case(ctx, id, 2)
+	c, err = e.admin.Case(ctx, id, 2)
 	if err != nil || c.Verdict != "WA" || !strings.Contains(c.ExcerptsNote, "not valid JSON") {
 		t.Fatalf("case with a broken object = %+v %v", c, err)
 	}

@@ -8,7 +8,9 @@ import (
 
 // Config configures the HTTP server (key "api").
 type Config struct {
-	Listen          string        `mapstructure:"listen"`
+	Listen string `mapstructure:"listen"`
+	// ReadTimeout bounds reading a request, its body included; it also ends the reading
+	// and discarding of a refused request's body before its answer (linger.go).
 	ReadTimeout     time.Duration `mapstructure:"read_timeout"`
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// ToolBuildTimeout bounds how long a problem upload waits for a worker to compile its
@@ -32,8 +34,14 @@ type Limits struct {
 	// GlobalRate and GlobalBurst are the bucket all submits share; 0 disables it.
 	GlobalRate  float64 `mapstructure:"global_rate"`
 	GlobalBurst int     `mapstructure:"global_burst"`
+	// MaxLivePerUser bounds the submissions a user token may have queued or running at
+	// once (429 too_many_live beyond); MaxLivePerAdmin the same for admin tokens. 0: no
+	// bound.
+	MaxLivePerUser  int `mapstructure:"max_live_per_user"`
+	MaxLivePerAdmin int `mapstructure:"max_live_per_admin"`
 	// BacklogMaxQueued and BacklogMaxAge refuse submits (429) while the queue holds more
-	// submissions, or its oldest has waited longer; 0 disables each.
+	// submissions, or its oldest has waited longer — to the users who have submissions
+	// waiting; a user with nothing queued is still accepted. 0 disables each.
 	BacklogMaxQueued int64         `mapstructure:"backlog_max_queued"`
 	BacklogMaxAge    time.Duration `mapstructure:"backlog_max_age"`
 	// BacklogRefresh is how often the queue is measured (one indexed query, shared by
@@ -43,6 +51,14 @@ type Limits struct {
 	MaxWait time.Duration `mapstructure:"max_wait"`
 	// MaxAttempts is the retry bound given to new submissions.
 	MaxAttempts int `mapstructure:"max_attempts"`
+	// MaxStreamsPerToken bounds the event streams one token may hold open at once (0: no
+	// bound); MaxStreams bounds them in all, and is itself held to half the process's
+	// open-file limit. 429 too_many_streams beyond either.
+	MaxStreamsPerToken int `mapstructure:"max_streams_per_token"`
+	MaxStreams         int `mapstructure:"max_streams"`
+	// MaxFeedFollowers bounds the results feed's followers in all (each counts as a
+	// stream too); 429 beyond.
+	MaxFeedFollowers int `mapstructure:"max_feed_followers"`
 	// SSEHeartbeat is the interval of the comment lines that keep an event stream open.
 	SSEHeartbeat time.Duration `mapstructure:"sse_heartbeat"`
 	// AuthCacheTTL is how long a token lookup is reused (a revoked token stops working
@@ -57,24 +73,28 @@ func DefaultConfig() Config {
 }
 
 // DefaultLimits returns the default limits: 64 KiB sources, 256 MiB packages, 2 submits/s
-// per user (burst 10), 500/s in all (burst 1000), at most 50,000 queued or 10 minutes of
-// queue, waits capped at 10 s, 3 attempts.
+// per user (burst 10), 500/s in all (burst 1000), 20 live submissions per user token,
+// at most 50,000 queued or 10 minutes of queue, waits capped at 10 s, 3 attempts.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxSourceBytes:   64 << 10,
-		MaxProblemBytes:  256 << 20,
-		UserRate:         2,
-		UserBurst:        10,
-		UserBuckets:      100_000,
-		GlobalRate:       500,
-		GlobalBurst:      1000,
-		BacklogMaxQueued: 50_000,
-		BacklogMaxAge:    10 * time.Minute,
-		BacklogRefresh:   time.Second,
-		MaxWait:          10 * time.Second,
-		MaxAttempts:      3,
-		SSEHeartbeat:     15 * time.Second,
-		AuthCacheTTL:     5 * time.Second,
+		MaxSourceBytes:     64 << 10,
+		MaxProblemBytes:    256 << 20,
+		UserRate:           2,
+		UserBurst:          10,
+		UserBuckets:        100_000,
+		GlobalRate:         500,
+		GlobalBurst:        1000,
+		MaxLivePerUser:     20,
+		BacklogMaxQueued:   50_000,
+		BacklogMaxAge:      10 * time.Minute,
+		BacklogRefresh:     time.Second,
+		MaxWait:            10 * time.Second,
+		MaxAttempts:        3,
+		MaxStreamsPerToken: 16,
+		MaxStreams:         4096,
+		MaxFeedFollowers:   256,
+		SSEHeartbeat:       15 * time.Second,
+		AuthCacheTTL:       5 * time.Second,
 	}
 }
 
@@ -110,6 +130,10 @@ func (l Limits) Validate() error {
 		return errors.New("api.limits.global_rate: must not be negative")
 	case l.GlobalRate > 0 && l.GlobalBurst < 1:
 		return errors.New("api.limits.global_burst: must be at least 1 when global_rate is set")
+	case l.MaxLivePerUser < 0:
+		return errors.New("api.limits.max_live_per_user: must not be negative")
+	case l.MaxLivePerAdmin < 0:
+		return errors.New("api.limits.max_live_per_admin: must not be negative")
 	case l.BacklogMaxQueued < 0:
 		return errors.New("api.limits.backlog_max_queued: must not be negative")
 	case l.BacklogMaxAge < 0:
@@ -120,6 +144,12 @@ func (l Limits) Validate() error {
 		return errors.New("api.limits.max_wait: must be in 0..10s")
 	case l.MaxAttempts < 1 || l.MaxAttempts > 100:
 		return fmt.Errorf("api.limits.max_attempts: %d not in 1..100", l.MaxAttempts)
+	case l.MaxStreamsPerToken < 0:
+		return errors.New("api.limits.max_streams_per_token: must not be negative")
+	case l.MaxStreams < 1:
+		return errors.New("api.limits.max_streams: must be at least 1")
+	case l.MaxFeedFollowers < 1:
+		return errors.New("api.limits.max_feed_followers: must be at least 1")
 	case l.SSEHeartbeat <= 0:
 		return errors.New("api.limits.sse_heartbeat: must be positive")
 	case l.AuthCacheTTL < 0:

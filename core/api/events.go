@@ -31,8 +31,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return err
 	}
+	release, aerr := s.streams.enter(tok)
+	if aerr != nil {
+		return aerr
+	}
+	defer release()
+	view, err := s.caseViewOf(r.Context(), tok, cur)
+	if err != nil {
+		return unavailable("read submission", err)
+	}
 	startEventStream(w)
-	es := &eventStream{s: s, w: w, flusher: flusher, tok: tok, id: id,
+	es := &eventStream{s: s, w: w, flusher: flusher, tok: tok, view: view, id: id,
 		last: stateChange{state: string(cur.State), attempt: cur.Attempt}}
 	if es.sendFirst(cur) {
 		es.follow(r.Context(), sub)
@@ -58,6 +67,7 @@ type eventStream struct {
 	w       http.ResponseWriter
 	flusher http.Flusher
 	tok     *store.Token
+	view    caseView // the submission's problem version never changes: one view serves the stream
 	id      string
 	last    stateChange
 }
@@ -65,7 +75,7 @@ type eventStream struct {
 // sendFirst sends the state read from PostgreSQL; it reports whether the stream goes on
 // (the write worked and the state is not terminal).
 func (es *eventStream) sendFirst(cur *store.Submission) bool {
-	err := es.s.sendState(es.w, es.tok, es.id, cur, es.last)
+	err := sendState(es.w, es.tok, es.view, es.id, cur, es.last)
 	es.flusher.Flush()
 	return err == nil && !cur.State.Terminal()
 }
@@ -136,7 +146,7 @@ func (es *eventStream) sendCaseOf(c stateChange) error {
 	if c.attempt != es.last.attempt || es.last.state != string(job.StateRunning) {
 		return nil
 	}
-	if err := sendCase(es.w, es.tok, es.id, c); err != nil {
+	if err := sendCase(es.w, es.view, es.id, c); err != nil {
 		return err
 	}
 	es.flusher.Flush()
@@ -154,7 +164,7 @@ func (es *eventStream) sendChange(ctx context.Context, c stateChange) (done bool
 			return true
 		}
 	}
-	if err := es.s.sendState(es.w, es.tok, es.id, whole, c); err != nil {
+	if err := sendState(es.w, es.tok, es.view, es.id, whole, c); err != nil {
 		return true
 	}
 	es.flusher.Flush()
@@ -162,12 +172,12 @@ func (es *eventStream) sendChange(ctx context.Context, c stateChange) (done bool
 }
 
 // sendCase writes one `case` event: a case of the running attempt was judged.
-func sendCase(w http.ResponseWriter, tok *store.Token, id string, c stateChange) error {
+func sendCase(w http.ResponseWriter, view caseView, id string, c stateChange) error {
 	var cr wire.Case
 	if err := json.Unmarshal([]byte(c.caseJSON), &cr); err != nil {
 		return nil // a malformed notification is skipped, the stream goes on
 	}
-	cr = forViewer(cr, tok)
+	cr = view.apply(cr)
 	b, err := json.Marshal(wire.StateEvent{ID: id, State: c.state, Attempt: c.attempt, Case: &cr})
 	if err != nil {
 		return err
@@ -177,10 +187,10 @@ func sendCase(w http.ResponseWriter, tok *store.Token, id string, c stateChange)
 }
 
 // sendState writes one `state` event; whole (when given and terminal) is attached.
-func (s *Server) sendState(w http.ResponseWriter, tok *store.Token, id string, whole *store.Submission, c stateChange) error {
+func sendState(w http.ResponseWriter, tok *store.Token, view caseView, id string, whole *store.Submission, c stateChange) error {
 	ev := wire.StateEvent{ID: id, State: c.state, Attempt: c.attempt}
 	if whole != nil && whole.State.Terminal() {
-		ws := toWire(whole, tok)
+		ws := toWire(whole, tok, view)
 		ev.Submission = &ws
 	}
 	b, err := json.Marshal(ev)

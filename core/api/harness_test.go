@@ -50,11 +50,18 @@ type envOpts struct {
 	limits    func(*api.Limits)
 	noWorker  bool
 	workerCfg func(*worker.Config)
+	// allAtOnce relays every committed row at once (no fair release): for tests that
+	// set up a stream holding the whole queue.
+	allAtOnce bool
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	a := apitest.New(t, apitest.Options{Limits: o.limits, NoWorker: o.noWorker, Worker: o.workerCfg})
+	opts := apitest.Options{Limits: o.limits, NoWorker: o.noWorker, Worker: o.workerCfg}
+	if o.allAtOnce {
+		opts.Dispatcher = func(c *dispatch.Config) { c.FairRelease = false }
+	}
+	a := apitest.New(t, opts)
 	e := &env{t: t, db: a.DB, streams: a.Streams, judge: a.Judge, srv: a.Server, http: a.HTTP, disp: a.Disp,
 		log: a.Log, apienv: a}
 	e.admin = a.Admin

@@ -116,18 +116,22 @@ func TestOwnerNeverSeesTheCheckersMessage(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(cases) != 2 || cases[1].Verdict != "WA" || cases[1].CheckerMessage != "" || cases[1].Message == "" {
+	if len(cases) != 2 || cases[1].Verdict != "WA" || cases[1].CheckerMessage != "" || cases[1].Message != "wrong answer" {
 		t.Fatalf("owner's case events = %+v", cases)
 	}
-	if ac := <-adminCases; len(ac) != 2 || !strings.Contains(ac[1].CheckerMessage, hiddenAnswer) {
+	if ac := <-adminCases; len(ac) != 2 || !strings.Contains(ac[1].CheckerMessage, hiddenAnswer) ||
+		ac[1].Message != "token 1 differs from the expected answer" {
 		t.Fatalf("admin's case events = %+v", ac)
 	}
 }
 
-// ownerSees checks what the owner got: the safe message, nothing of the answer.
+// ownerSees checks what the owner got: nothing of the answer, and for case 2, hidden
+// (aplusb's sample is case 1), only the verdict's fixed text, not the checker's safe
+// message either (it says where the output goes wrong).
 func ownerSees(t *testing.T, where string, s *wire.Submission) {
 	t.Helper()
-	if len(s.Cases) != 2 || s.Cases[1].Verdict != "WA" || s.Cases[1].Message != "token 1 differs from the expected answer" {
+	if len(s.Cases) != 2 || s.Cases[1].Verdict != "WA" || s.Cases[1].Message != "wrong answer" ||
+		!s.Cases[0].Sample || s.Cases[1].Sample {
 		t.Fatalf("%s: cases = %+v", where, s.Cases)
 	}
 	for _, c := range s.Cases {

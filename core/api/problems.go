@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 
 	"oj/core/api/wire"
 	"oj/core/judge/objstore"
@@ -26,7 +27,7 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	if !problemID.MatchString(id) {
 		return errorf(http.StatusBadRequest, codeBadRequest, "problem id %q: want 1-64 of a-z, 0-9, _ and -, starting with a letter or digit", id)
 	}
-	body, pkg, err := s.readPackage(w, r)
+	body, pkg, err := s.readPackage(r)
 	if err != nil {
 		return err
 	}
@@ -49,15 +50,14 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	return nil
 }
 
-// readPackage reads the body, at most MaxProblemBytes, and validates it as a package;
-// an invalid one is a 400 that says why. The raw bytes are what gets stored.
-func (s *Server) readPackage(w http.ResponseWriter, r *http.Request) ([]byte, *problem.Package, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, s.lim.MaxProblemBytes)
+// readPackage reads the body, at most MaxProblemBytes (the route's limit, limitBody), and
+// validates it as a package; an invalid one is a 400 that says why. The raw bytes are
+// what gets stored.
+func (s *Server) readPackage(r *http.Request) ([]byte, *problem.Package, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "package over %d bytes", mbe.Limit)
+		if tooLarge, ok := bodyTooLarge(r, err); ok {
+			return nil, nil, tooLarge
 		}
 		return nil, nil, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}
@@ -82,7 +82,8 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, pkg *
 	pv := store.ProblemVersion{ProblemID: id, SHA256: sha, Title: pkg.Title(), TimeLimitMS: pkg.Spec.TimeLimitMS,
 		MemoryLimitMB: pkg.Spec.MemoryLimitMB, CaseCount: pkg.CaseCount(), CreatedBy: tok.Name,
 		Meta: map[string]any{"subtasks": subtasks, "checker": pkg.CheckerType(), "interactive": pkg.Interactive(),
-			"stop_on_first_failure": pkg.Spec.StopOnFirstFailure}}
+			"stop_on_first_failure": pkg.Spec.StopOnFirstFailure, "samples": nonNil(pkg.Spec.Samples),
+			"public_tests": pkg.Spec.PublicTests}}
 	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
 		return nil, unavailable("record problem version", err)
 	}
@@ -128,6 +129,12 @@ func problemWire(pv *store.ProblemVersion) wire.Problem {
 	p.Checker, _ = pv.Meta["checker"].(string)
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
 	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)
+	vis := visibilityOf(pv.Meta)
+	p.PublicTests, p.Samples = vis.public, make([]int, 0, len(vis.samples))
+	for c := range vis.samples {
+		p.Samples = append(p.Samples, c)
+	}
+	slices.Sort(p.Samples)
 	if raw, ok := pv.Meta["subtasks"].([]any); ok {
 		for _, x := range raw {
 			m, _ := x.(map[string]any)
@@ -143,4 +150,12 @@ func problemWire(pv *store.ProblemVersion) wire.Problem {
 		}
 	}
 	return p
+}
+
+// nonNil is xs, or an empty list for nil: stored and answered as [], never null.
+func nonNil(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
 }

@@ -16,12 +16,14 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/net/netutil"
 
 	"oj/core/clock"
 	"oj/core/judge/lang"
@@ -60,8 +62,13 @@ type Server struct {
 	buckets *buckets
 	backlog *backlog
 	auth    *authCache
-	ops     *ops.Ops
-	once    sync.Once
+	views   visibilityCache
+	streams *streamGate
+	// followers bounds the results feed's followers.
+	followers *followerGate
+	ops       *ops.Ops
+	linger    lingerBounds
+	once      sync.Once
 	// closing is closed when the server shuts down: waits and event streams end early.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -79,11 +86,17 @@ func New(cfg Config, d Deps) *Server {
 	d.Registerer, d.Gatherer = registries(d.Registerer, d.Gatherer)
 	s := &Server{cfg: cfg, lim: cfg.Limits, d: d, log: d.Log, clock: d.Clock, closing: make(chan struct{})}
 	s.metrics = newMetrics(d.Registerer)
+	s.streams = newStreamGate(cfg.Limits.MaxStreamsPerToken, cfg.Limits.MaxStreams, d.Registerer)
+	s.followers = newFollowerGate(cfg.Limits.MaxFeedFollowers, d.Registerer)
 	s.hub = newHub(d.DB, d.Log)
 	s.buckets = newBuckets(cfg.Limits)
 	s.backlog = &backlog{db: d.DB, lim: cfg.Limits, clock: d.Clock, log: d.Log}
 	s.auth = newAuthCache(cfg.Limits.AuthCacheTTL)
 	s.ops = ops.New(d.DB, d.Streams, d.Clock, d.Log)
+	s.linger = lingerBounds{bytes: lingerBytes, idle: lingerIdle, total: cfg.ReadTimeout}
+	if s.linger.total <= 0 {
+		s.linger.total = DefaultConfig().ReadTimeout
+	}
 	return s
 }
 
@@ -124,38 +137,54 @@ func (s *Server) Start(ctx context.Context) {
 // Handler returns the routes wrapped in the request middleware (trace id, log, metrics).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}))
+	// Each route declares the query parameters it takes (takes): any other, or one given
+	// twice, is a 400 that names it, before the handler runs (checkQuery). A route that
+	// takes a body declares its limit (body): a larger one is a 413 that names the limit
+	// and its config key (limitBody).
+	submitBody := bodyLimit{max: submitBodyLimit(s.lim.MaxSourceBytes), what: "source",
+		limit: int64(s.lim.MaxSourceBytes), key: keyMaxSource}
+	packageBody := bodyLimit{max: s.lim.MaxProblemBytes, what: "package", limit: s.lim.MaxProblemBytes, key: keyMaxProblem}
+	action := takes("dry_run").body(adminBody)
+	public := func(pattern string, h http.Handler, in routeInput) { mux.Handle(pattern, strictQuery(in, h)) }
+	user := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(anyToken, in, h)) }
+	submitter := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(submitters, in, h)) }
+	reader := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(readers, in, h)) }
+	admin := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(admins, in, h)) }
 
-	user := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(false, h)) }
-	admin := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(true, h)) }
+	public("GET /healthz", http.HandlerFunc(healthz), takes())
+	public("GET /readyz", http.HandlerFunc(s.readyz), takes())
+	public("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}), takes())
 
-	user("POST /api/v1/submissions", s.submit)
-	user("GET /api/v1/submissions/{id}", s.getSubmission)
-	user("GET /api/v1/submissions/{id}/events", s.events)
-	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase)
-	user("GET /api/v1/languages", s.languages)
-	admin("PUT /api/v1/problems/{id}", s.putProblem)
-	user("GET /api/v1/problems/{id}", s.getProblem)
-	admin("GET /api/v1/problems", s.listProblems)
-	admin("DELETE /api/v1/problems/{id}", s.removeProblem)
+	submitter("POST /api/v1/submissions", s.submit, takes().body(submitBody))
+	user("GET /api/v1/submissions", s.ownSubmissions, takes("state", "problem", "owner", "limit", "cursor", "meta.*"))
+	user("GET /api/v1/submissions/{id}", s.getSubmission, takes())
+	user("GET /api/v1/submissions/{id}/events", s.events, takes())
+	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase, takes())
+	user("GET /api/v1/languages", s.languages, takes())
+	admin("PUT /api/v1/problems/{id}", s.putProblem, takes().body(packageBody))
+	user("GET /api/v1/problems/{id}", s.getProblem, takes())
+	reader("GET /api/v1/problems", s.listProblems, takes("archived"))
+	reader("GET /api/v1/events", s.feed, takes("since", "follow", "types", "problem", "meta.*"))
+	admin("DELETE /api/v1/problems/{id}", s.removeProblem, takes("dry_run"))
 
-	admin("GET /admin/v1/overview", s.overview)
-	admin("GET /admin/v1/pel", s.pel)
-	admin("POST /admin/v1/reclaim", s.reclaim)
-	admin("GET /admin/v1/outbox", s.outbox)
-	admin("GET /admin/v1/dlq", s.dlq)
-	admin("GET /admin/v1/submissions", s.listSubmissions)
-	admin("POST /admin/v1/dlq/replay", s.replay)
-	admin("POST /admin/v1/dlq/purge", s.purge)
-	admin("POST /admin/v1/trim", s.trim)
-	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission)
-	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem)
-	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel)
-	admin("GET /admin/v1/workers", s.workers)
-	admin("GET /admin/v1/audit", s.audit)
-	admin("GET /admin/v1/submissions/{id}/trace", s.trace)
+	admin("GET /admin/v1/overview", s.overview, takes())
+	admin("GET /admin/v1/pel", s.pel, takes("lane", "min_idle_ms", "limit"))
+	admin("POST /admin/v1/reclaim", s.reclaim, action)
+	admin("GET /admin/v1/outbox", s.outbox, takes("limit"))
+	admin("GET /admin/v1/dlq", s.dlq, takes("limit", "cursor"))
+	admin("GET /admin/v1/submissions", s.listSubmissions, takes("state", "problem", "owner", "limit", "cursor", "meta.*"))
+	admin("POST /admin/v1/dlq/replay", s.replay, action)
+	admin("POST /admin/v1/dlq/purge", s.purge, action)
+	admin("POST /admin/v1/trim", s.trim, action)
+	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission, action)
+	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem, action)
+	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel, action)
+	admin("GET /admin/v1/workers", s.workers, takes())
+	admin("GET /admin/v1/audit", s.audit, takes("limit"))
+	admin("GET /admin/v1/submissions/{id}/trace", s.trace, takes())
+	admin("GET /admin/v1/tokens", s.listTokens, takes())
+	admin("POST /admin/v1/tokens", s.createToken, takes("dry_run").body(adminBody))
+	admin("DELETE /admin/v1/tokens/{name}", s.revokeToken, takes("dry_run"))
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))
@@ -164,12 +193,12 @@ func (s *Server) Handler() http.Handler {
 }
 
 // HealthHandler serves only /healthz, /readyz and /metrics: the dispatcher's and the
-// worker's metrics listener.
+// worker's metrics listener. They take no query parameters, as on the API.
 func HealthHandler(db *pgxpool.Pool, rdb redis.UniversalClient, gatherer prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { ready(w, r, db, rdb) })
-	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	mux.Handle("GET /healthz", strictQuery(takes(), http.HandlerFunc(healthz)))
+	mux.Handle("GET /readyz", strictQuery(takes(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ready(w, r, db, rdb) })))
+	mux.Handle("GET /metrics", strictQuery(takes(), promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 	return mux
 }
 
@@ -212,7 +241,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	s.Start(bg)
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: s.cfg.ReadTimeout}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: s.cfg.ReadTimeout,
+		IdleTimeout: idleTimeout}
+	if n := connectionCap(); n > 0 {
+		// Past it, new connections wait in the kernel's backlog rather than take the
+		// descriptors PostgreSQL, Redis and judging need.
+		ln = netutil.LimitListener(ln, n)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("api listening", "addr", ln.Addr().String())
@@ -230,4 +265,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("api shutdown: %w", err)
 	}
 	return nil
+}
+
+// idleTimeout closes a kept-alive connection that sends nothing for this long.
+const idleTimeout = 2 * time.Minute
+
+// connectionCap bounds the API's open connections at three quarters of the process's
+// open-file limit (event streams alone are held to half, streamGate): a quarter always
+// stays for PostgreSQL, Redis, the object store and, in `ojd all`, judging. 0 when the
+// limit cannot be read.
+func connectionCap() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur == 0 || rl.Cur >= 1<<40 {
+		return 0
+	}
+	return int(rl.Cur * 3 / 4)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -34,7 +35,8 @@ func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
+			// Over submitBodyLimit: the source is over its limit, whatever its escapes.
+			return req, tooLargeError("source", int64(maxSource), keyMaxSource)
 		}
 		return req, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}
@@ -73,11 +75,12 @@ func checkSubmitFields(req wire.SubmitRequest, maxSource int) *apiError {
 	case req.Source == "":
 		return errorf(http.StatusBadRequest, codeEmptySource, "source: empty")
 	case len(req.Source) > maxSource:
-		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, the limit is %d", len(req.Source), maxSource)
+		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, over the limit of %d bytes (%s)",
+			len(req.Source), maxSource, keyMaxSource)
 	case req.WaitMS != nil && *req.WaitMS < 0:
 		return errorf(http.StatusBadRequest, codeBadRequest, "wait_ms: must not be negative")
 	}
-	return nil
+	return checkMetadata(req.Metadata)
 }
 
 // checkIdempotencyKey refuses a key PostgreSQL could not store or that no client means:
@@ -103,7 +106,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if aerr := s.admit(tok); aerr != nil {
 		return aerr
 	}
-	req, n, aerr := s.readSubmit(w, r, tok, key)
+	req, n, aerr := s.readSubmit(r, tok, key)
 	if aerr != nil {
 		return aerr
 	}
@@ -120,7 +123,11 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if aerr := s.pinProblemVersion(r.Context(), &n); aerr != nil {
 		return aerr
 	}
+	s.liveBounds(&n, tok)
 	id, err := store.Submit(r.Context(), s.d.DB, n)
+	if lb := (*store.LiveBoundError)(nil); errors.As(err, &lb) {
+		return s.liveRefused(lb, tok)
+	}
 	if err != nil {
 		return s.submitFailed(w, r, tok, n, req, err)
 	}
@@ -128,25 +135,59 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 }
 
 // admit refuses a submit before its body is read when the caller's or the global token
-// bucket is empty, or the backlog is over its threshold, so shedding load costs no decoding.
+// bucket is empty, so shedding load costs no decoding. The bounds on the caller's live
+// submissions (and the backlog, which refuses only callers with submissions waiting)
+// are decided when the submission is stored: see liveBounds.
 func (s *Server) admit(tok *store.Token) *apiError {
-	if ok, wait, which := s.buckets.take(tok.ID, s.clock.Now()); !ok {
+	if ok, wait, which := s.buckets.take(tok, s.clock.Now()); !ok {
 		s.metrics.submits.WithLabelValues("rate_limited").Inc()
 		return &apiError{status: http.StatusTooManyRequests, code: codeRateLimited, retryAfter: wait,
 			msg: "too many submissions (" + which + " limit); retry after the Retry-After delay"}
 	}
-	if aerr := s.backlog.check(); aerr != nil {
-		s.metrics.submits.WithLabelValues("backlog").Inc()
-		return aerr
-	}
 	return nil
+}
+
+// liveBounds sets n's bounds on its owner's live submissions: at most max_live_per_user
+// (max_live_per_admin for admins) queued or running, and while the queue is over its
+// backlog threshold, nothing new from an owner who already has a submission waiting —
+// the refusals fall on those holding the backlog, never on a user with nothing queued.
+func (s *Server) liveBounds(n *store.NewSubmission, tok *store.Token) {
+	n.MaxLive = s.lim.MaxLivePerUser
+	if tok.Role == roleAdmin {
+		n.MaxLive = s.lim.MaxLivePerAdmin
+	}
+	if tok.MaxLive != nil {
+		n.MaxLive = *tok.MaxLive
+	}
+	n.RefuseIfQueued = s.backlog.over()
+}
+
+// liveRefused is the answer of a submit its owner's live submissions refused.
+func (s *Server) liveRefused(e *store.LiveBoundError, tok *store.Token) *apiError {
+	if e.Backlog {
+		s.metrics.submits.WithLabelValues("backlog").Inc()
+		return &apiError{status: http.StatusTooManyRequests, code: codeBacklog, retryAfter: 10 * time.Second,
+			msg: fmt.Sprintf("the judge is overloaded and %d of your submissions are still waiting to be judged; "+
+				"submit again once they are (users with nothing waiting are still accepted)", e.Queued)}
+	}
+	key := "api.limits.max_live_per_user"
+	switch {
+	case tok.MaxLive != nil:
+		key = "the token's own max_live"
+	case tok.Role == roleAdmin:
+		key = "api.limits.max_live_per_admin"
+	}
+	s.metrics.submits.WithLabelValues("live_limit").Inc()
+	return &apiError{status: http.StatusTooManyRequests, code: codeTooManyLive, retryAfter: 5 * time.Second,
+		msg: fmt.Sprintf("you have %d submissions queued or running, the most a token may have (%d, %s); "+
+			"submit again when one is judged", e.Queued+e.Running, e.Limit, key)}
 }
 
 // readSubmit decodes the body and checks what decodeSubmit cannot know without the
 // server's configuration: the language, and a problem id the schema could hold. The
 // submission it returns has no problem version yet (pinProblemVersion sets it).
-func (s *Server) readSubmit(w http.ResponseWriter, r *http.Request, tok *store.Token, key string) (wire.SubmitRequest, store.NewSubmission, *apiError) {
-	r.Body = http.MaxBytesReader(w, r.Body, submitBodyLimit(s.lim.MaxSourceBytes))
+// The route bounds the body by submitBodyLimit (limitBody).
+func (s *Server) readSubmit(r *http.Request, tok *store.Token, key string) (wire.SubmitRequest, store.NewSubmission, *apiError) {
 	req, aerr := decodeSubmit(r.Body, s.lim.MaxSourceBytes)
 	if aerr != nil {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
@@ -163,7 +204,8 @@ func (s *Server) readSubmit(w http.ResponseWriter, r *http.Request, tok *store.T
 		return req, store.NewSubmission{}, errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
 	}
 	n := store.NewSubmission{OwnerID: &tok.ID, ProblemID: req.ProblemID, Language: lg.ID, Lane: lg.Lane,
-		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: infoFrom(r.Context()).traceID}
+		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: infoFrom(r.Context()).traceID,
+		Metadata: req.Metadata}
 	return req, n, nil
 }
 
@@ -254,7 +296,11 @@ func (s *Server) answerAfterWait(w http.ResponseWriter, r *http.Request, tok *st
 		return unavailable("read submission", err)
 	}
 	if sub.State.Terminal() && (wait > 0 || alwaysWhole) {
-		writeJSON(w, http.StatusOK, toWire(sub, tok))
+		view, err := s.caseViewOf(r.Context(), tok, sub)
+		if err != nil {
+			return unavailable("read submission", err)
+		}
+		writeJSON(w, http.StatusOK, toWire(sub, tok, view))
 		return nil
 	}
 	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: id, State: string(sub.State)})
@@ -304,7 +350,11 @@ func (s *Server) getSubmission(w http.ResponseWriter, r *http.Request, tok *stor
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toWire(sub, tok))
+	view, err := s.caseViewOf(r.Context(), tok, sub)
+	if err != nil {
+		return unavailable("read submission", err)
+	}
+	writeJSON(w, http.StatusOK, toWire(sub, tok, view))
 	return nil
 }
 
@@ -324,11 +374,11 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 }
 
 // toWire is a submission as the API shows it to tok: no verdict fields before a verdict,
-// and the checkers' own messages and an error's details only to admins.
-func toWire(s *store.Submission, tok *store.Token) wire.Submission {
+// an error's details only to admins, and its cases as view lets tok see them.
+func toWire(s *store.Submission, tok *store.Token, view caseView) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
-		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases))}
+		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases)), Metadata: nonNilMeta(s.Metadata)}
 	if s.Verdict != "" {
 		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
@@ -341,8 +391,7 @@ func toWire(s *store.Submission, tok *store.Token) wire.Submission {
 		out.Error, _, _ = strings.Cut(out.Error, "\n")
 	}
 	for _, c := range s.Cases {
-		out.Cases = append(out.Cases, forViewer(wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict),
-			TimeMS: c.TimeMS, MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message, CheckerMessage: c.CheckerMessage}, tok))
+		out.Cases = append(out.Cases, view.apply(wireCase(c)))
 	}
 	return out
 }
@@ -360,13 +409,8 @@ func submissionError(s *store.Submission) string {
 	return ""
 }
 
-// forViewer is a case as tok may see it. A checker's message may quote the expected
-// output or the test input, which a submission's owner must never see (DESIGN.md,
-// "Submission states and verdicts"); admins see it whole. Every answer that carries
-// cases goes through here.
-func forViewer(c wire.Case, tok *store.Token) wire.Case {
-	if tok == nil || tok.Role != roleAdmin {
-		c.CheckerMessage = ""
-	}
-	return c
+// wireCase is a stored case result in the API's shape, before a caseView applies.
+func wireCase(c job.CaseResult) wire.Case {
+	return wire.Case{Index: c.Index, Subtask: c.Subtask, Verdict: string(c.Verdict), TimeMS: c.TimeMS,
+		MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message, CheckerMessage: c.CheckerMessage}
 }

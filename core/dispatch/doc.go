@@ -26,6 +26,34 @@ type Config struct {
 	// loop map stream entry ids back to submissions through them. At thousands of
 	// submissions a second a day of rows would bloat the table.
 	Retention time.Duration `mapstructure:"retention"`
+	// FairRelease releases each lane's job rows in fair order, only as many as keep its
+	// workers busy (see fair.go); false relays every committed row at once, first come
+	// first served.
+	FairRelease bool `mapstructure:"fair_release"`
+	// FairLookahead is how much of a lane's recent consumption the window holds beyond
+	// its workers' slots, so that a fast lane never waits on the relay.
+	FairLookahead time.Duration `mapstructure:"fair_lookahead"`
+	// Events is the results feed's part (key "events" of ojd.yaml, not "dispatcher":
+	// the API reads the feed, the dispatcher keeps it).
+	Events EventsConfig `mapstructure:"-"`
+}
+
+// EventsConfig configures the results feed (key "events").
+type EventsConfig struct {
+	// Retention keeps events this long: a cursor older than that answers 410. Older
+	// events are deleted in batches, so the table never grows without bound.
+	Retention time.Duration `mapstructure:"retention"`
+}
+
+// DefaultEventsConfig returns the defaults: a week of events.
+func DefaultEventsConfig() EventsConfig { return EventsConfig{Retention: 7 * 24 * time.Hour} }
+
+// Validate names the first bad key.
+func (c EventsConfig) Validate() error {
+	if c.Retention < time.Hour {
+		return fmt.Errorf("events.retention: %v is under 1h (followers resume from cursors within it)", c.Retention)
+	}
+	return nil
 }
 
 // DefaultConfig returns the defaults.
@@ -40,6 +68,9 @@ func DefaultConfig() Config {
 		ReconcileAfter:    30 * time.Second,
 		ReconcileBatch:    500,
 		Retention:         time.Hour,
+		FairRelease:       true,
+		FairLookahead:     50 * time.Millisecond,
+		Events:            DefaultEventsConfig(),
 	}
 }
 
@@ -62,6 +93,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("dispatcher.reconcile_batch: must be at least 1")
 	case c.Retention < time.Minute:
 		return fmt.Errorf("dispatcher.retention: must be at least 1m")
+	case c.FairLookahead < 0 || c.FairLookahead > 10*time.Second:
+		return fmt.Errorf("dispatcher.fair_lookahead: %v not in 0..10s", c.FairLookahead)
 	}
 	return nil
 }

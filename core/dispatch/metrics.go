@@ -10,6 +10,11 @@ type Metrics struct {
 	Backlog       prometheus.Gauge
 	OldestAge     prometheus.Gauge
 	RelayDuration prometheus.Histogram
+	// Window is each lane's release window (fair.go); Waiting its job rows not released
+	// yet and OldestWait how long the oldest of them has waited.
+	Window     *prometheus.GaugeVec
+	Waiting    *prometheus.GaugeVec
+	OldestWait *prometheus.GaugeVec
 }
 
 // NewMetrics registers the dispatcher's metrics with reg (nil: not registered).
@@ -34,9 +39,19 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "oj_outbox_relay_batch_seconds", Help: "Time to relay one batch.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
 		}),
+		Window: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_lane_release_window", Help: "Entries a lane's stream may hold waiting for a worker (fair release).",
+		}, []string{"lane"}),
+		Waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_lane_waiting", Help: "Committed submissions of a lane waiting in the outbox for their turn.",
+		}, []string{"lane"}),
+		OldestWait: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_lane_oldest_wait_seconds", Help: "How long the oldest submission waiting in a lane's outbox has waited.",
+		}, []string{"lane"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration)
+		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
+			m.Window, m.Waiting, m.OldestWait)
 	}
 	return m
 }

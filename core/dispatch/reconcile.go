@@ -96,7 +96,8 @@ func (d *Dispatcher) RedriveLost(ctx context.Context, lane job.Lane, entryIDs []
 	return n, nil
 }
 
-// housekeep prunes delivered outbox rows past retention and refreshes the backlog gauges.
+// housekeep prunes delivered outbox rows and feed events past their retentions and
+// refreshes the backlog gauges.
 func (d *Dispatcher) housekeep(ctx context.Context) {
 	now := d.clock.Now()
 	for {
@@ -107,6 +108,18 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		}
 		if n < 5000 {
 			break
+		}
+	}
+	if d.cfg.Events.Retention > 0 {
+		for {
+			n, err := store.PruneEvents(ctx, d.db, d.cfg.Events.Retention, 5000)
+			if err != nil {
+				d.log.Warn("prune feed events", "err", err)
+				break
+			}
+			if n < 5000 {
+				break
+			}
 		}
 	}
 	n, oldest, err := store.OutboxBacklog(ctx, d.db)
@@ -120,4 +133,18 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		age = now.Sub(*oldest).Seconds()
 	}
 	d.metrics.OldestAge.Set(age)
+	queues, err := store.LaneQueues(ctx, d.db)
+	if err != nil {
+		d.log.Warn("lane queues", "err", err)
+		return
+	}
+	for _, lane := range job.Lanes {
+		q := queues[lane]
+		wait := 0.0
+		if q.Oldest != nil {
+			wait = now.Sub(*q.Oldest).Seconds()
+		}
+		d.metrics.Waiting.WithLabelValues(string(lane)).Set(float64(q.Waiting))
+		d.metrics.OldestWait.WithLabelValues(string(lane)).Set(wait)
+	}
 }

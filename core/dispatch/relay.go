@@ -25,11 +25,13 @@ type Dispatcher struct {
 	log     *slog.Logger
 	metrics *Metrics
 	wake    chan struct{}
+	fair    *fairness
 }
 
 // New returns a dispatcher.
 func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, clk clock.Clock, log *slog.Logger, m *Metrics) *Dispatcher {
-	return &Dispatcher{cfg: cfg, db: db, streams: streams, clock: clk, log: log, metrics: m, wake: make(chan struct{}, 1)}
+	return &Dispatcher{cfg: cfg, db: db, streams: streams, clock: clk, log: log, metrics: m, wake: make(chan struct{}, 1),
+		fair: newFairness()}
 }
 
 // Run relays and reconciles until ctx ends.
@@ -75,17 +77,22 @@ func (d *Dispatcher) listenOnce(ctx context.Context) error {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN oj_outbox"); err != nil {
+	// oj_outbox: rows were committed. oj_events: a state changed — when a worker claims
+	// a submission it has read an entry, so a lane holding rows back has room again.
+	if _, err := conn.Exec(ctx, "LISTEN oj_outbox; LISTEN oj_events"); err != nil {
 		conn.Conn().Close(ctx)
 		return err
 	}
 	d.poke() // rows may have arrived while we were not listening
 	for {
-		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
 			conn.Conn().Close(context.Background()) // never return a LISTENing connection to the pool
 			return err
 		}
-		d.poke()
+		if n.Channel == "oj_outbox" || d.anyHeld() {
+			d.poke()
+		}
 	}
 }
 
@@ -100,25 +107,66 @@ func (d *Dispatcher) relayLoop(ctx context.Context) {
 			d.log.Warn("relay", "err", err, "retry_in", wait)
 			clock.Sleep(ctx, wait)
 			continue
-		case n == d.cfg.BatchSize:
+		case n > 0:
 			failures = 0
-			continue // more is waiting
+			continue // more may be waiting, or have room now
 		}
 		failures = 0
+		idle := d.cfg.PollInterval
+		if d.anyHeld() {
+			// Rows wait for room: a claim (oj_events) wakes the relay, and this bounds the
+			// wait when a notification is missed.
+			idle = min(idle, heldPoll)
+		}
 		select {
 		case <-ctx.Done():
 		case <-d.wake:
-		case <-time.After(d.cfg.PollInterval):
+		case <-time.After(idle):
 		}
 	}
 }
 
-// RelayOnce relays one batch of due outbox rows and returns how many rows it handled.
+// heldPoll bounds how long rows waiting for room wait for the relay to look again.
+const heldPoll = 100 * time.Millisecond
+
+// RelayOnce relays one batch of due rows that are not jobs, then each job lane's due
+// rows in fair order as far as the lane has room (fair.go). It returns how many rows it
+// relayed.
 func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
+	total, err := d.relayRows(ctx, func(db store.DB) ([]store.OutboxRow, error) {
+		return store.ClaimOutbox(ctx, db, d.cfg.BatchSize)
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, lane := range job.Lanes {
+		room, least := d.room(ctx, lane)
+		if room < least {
+			d.setHeld(lane, true)
+			continue
+		}
+		limit := min(room, d.cfg.BatchSize)
+		n, err := d.relayRows(ctx, func(db store.DB) ([]store.OutboxRow, error) {
+			return store.ClaimLaneJobs(ctx, db, lane, limit)
+		})
+		if err != nil {
+			return total, err
+		}
+		total += n
+		// A lane that filled its room may have more waiting: held until a worker reads.
+		d.setHeld(lane, n == limit && limit < d.cfg.BatchSize)
+	}
+	return total, nil
+}
+
+// relayRows relays the rows claim locks, in one transaction: XADD them in one
+// pipeline, mark the ones added delivered and the others failed (retried with backoff).
+// It returns how many rows it handled.
+func (d *Dispatcher) relayRows(ctx context.Context, claim func(store.DB) ([]store.OutboxRow, error)) (int, error) {
 	start := time.Now()
 	var n int
 	err := store.InTx(ctx, d.db, func(tx pgx.Tx) error {
-		rows, err := store.ClaimOutbox(ctx, tx, d.cfg.BatchSize)
+		rows, err := claim(tx)
 		if err != nil || len(rows) == 0 {
 			return err
 		}
@@ -159,7 +207,9 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 		}
 		return nil
 	})
-	d.metrics.RelayDuration.Observe(time.Since(start).Seconds())
+	if n > 0 {
+		d.metrics.RelayDuration.Observe(time.Since(start).Seconds())
+	}
 	if err != nil {
 		return 0, fmt.Errorf("relay: %w", err)
 	}

@@ -106,3 +106,27 @@ func Backoff(base, max time.Duration, n int) time.Duration {
 	}
 	return min(d, max)
 }
+
+// IsSubmissionID reports whether s is a submission id in its one canonical form: a
+// UUID's 36 characters, lowercase hex and hyphens (what PostgreSQL returns and every
+// notification carries). Other spellings of the same UUID (uppercase, braces,
+// "urn:uuid:", no hyphens) are not ids here: refused as unknown, never looked up.
+func IsSubmissionID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}

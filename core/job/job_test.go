@@ -16,3 +16,16 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
+
+func TestIsSubmissionIDTakesTheCanonicalFormOnly(t *testing.T) {
+	const id = "01a2183c-133a-7457-b924-96f18b8434f9"
+	if !IsSubmissionID(id) {
+		t.Fatalf("%s refused", id)
+	}
+	for _, s := range []string{"", "nope", "01A2183C-133A-7457-B924-96F18B8434F9", "urn:uuid:" + id, "{" + id + "}",
+		"01a2183c133a7457b92496f18b8434f9", id + " ", " " + id, id[:35] + "g", "01a2183c-133a-7457-b924_96f18b8434f9"} {
+		if IsSubmissionID(s) {
+			t.Errorf("%q taken as an id", s)
+		}
+	}
+}

@@ -248,7 +248,7 @@ func ms(v int64) int { return int(v) }
 
 func excerpt(b []byte, n int) string {
 	if len(b) > n {
-		return string(bytes.ToValidUTF8(b[:n], []byte("?"))) + "…[truncated]"
+		return string(bytes.ToValidUTF8(b[:n], []byte("?"))) + truncatedMark
 	}
 	return string(bytes.ToValidUTF8(b, []byte("?")))
 }

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,14 +12,20 @@ import (
 	"time"
 
 	"oj/core/judge/lang"
+	"oj/sandbox"
 )
 
 // compiled is a compile's result: ok, or CE with the compiler's output. timedOut says
-// the compile was cut short by its CPU limit.
+// the compile was cut short by its CPU or wall limit, which a loaded host can cause;
+// cpuCut that it was the CPU limit, wall the wall limit it ran under.
 type compiled struct {
 	ok       bool
 	output   string
 	timedOut bool
+	cpuCut   bool
+	cpu      time.Duration
+	wall     time.Duration
+	capped   bool // the wall limit was opts.maxWall, under the configured one
 }
 
 // compileOpts are what differs between compiling a submission and compiling a
@@ -28,6 +35,8 @@ type compileOpts struct {
 	src   string   // the source's name in box; empty: the language's source file
 	extra []string // arguments added to the compiler's (include dirs)
 	ro    []string // host paths the compiler may read besides the language's
+	// maxWall, when positive, caps the wall limit (what is left of a caller's deadline).
+	maxWall time.Duration
 }
 
 // compile runs l's compiler in box (where the source already is) under the compile
@@ -71,6 +80,10 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 	}
 	cpu := time.Duration(float64(lim.CPU) * factor)
 	wall := time.Duration(float64(lim.Wall) * factor)
+	capped := o.maxWall > 0 && o.maxWall < wall
+	if capped {
+		wall = o.maxWall
+	}
 	res, err := j.runner.Run(ctx, Spec{
 		Argv:          argv,
 		Env:           mergeEnv(baseEnv, lang.Expand(l.CompileEnv, vars)),
@@ -90,6 +103,13 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		OnStart:       func() { log.w.Close() },
 	})
 	log.wait()
+	if errors.Is(err, sandbox.ErrWriteBackLimit) {
+		// The compile wrote more files, links or bytes than the judge copies back: the
+		// source's doing (a build that hard-links a file thousands of times), not the
+		// host's, so a compile error rather than a retried system error.
+		return compiled{output: strings.ToValidUTF8(string(log.buf), "?") +
+			fmt.Sprintf("\ncompilation wrote more than the judge keeps: %v\n", err)}, nil
+	}
 	if err != nil {
 		return compiled{}, fmt.Errorf("compile: %w", err)
 	}
@@ -101,15 +121,9 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		out = out[:j.cfg.CompileOutputBytes] + "\n…[truncated]\n"
 	}
 	switch {
-	case res.Status == StatusTLE && res.CPU <= cpu:
-		// Idle past its wall limit with CPU time to spare: a compiler waits like that
-		// only for the host (its disk, say), whatever the source. Not a CE: an error, so
-		// that the submission is compiled again later (bounded by max_attempts).
-		return compiled{}, fmt.Errorf("compile: cut short by its wall time limit (%v) after %v of CPU (%v more held up by the host): "+
-			"the host is too slow", wall, res.CPU.Round(time.Millisecond), res.Stalled.Round(time.Millisecond))
 	case res.Status == StatusTLE:
-		return compiled{timedOut: true,
-			output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU)\n", cpu)}, nil
+		return compiled{timedOut: true, cpuCut: res.CPU >= cpu, cpu: cpu, wall: wall, capped: capped && res.CPU < cpu,
+			output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU, %v wall)\n", cpu, wall)}, nil
 	case res.Status == StatusMLE:
 		return compiled{output: out + fmt.Sprintf("\ncompilation exceeded its memory limit (%d MiB)\n", lim.MemoryMB)}, nil
 	case res.Status == StatusOLE || log.over:

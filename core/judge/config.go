@@ -37,6 +37,10 @@ type Config struct {
 	// WallFactor and WallExtra give a run's wall limit: CPU limit × factor + extra.
 	WallFactor float64       `mapstructure:"wall_factor"`
 	WallExtra  time.Duration `mapstructure:"wall_extra"`
+	// SubmissionWall is the wall time all of a submission's cases share: once it is
+	// used, the remaining cases are not run (SK) and the verdict is TLE unless a case
+	// already failed. 0: no budget.
+	SubmissionWall time.Duration `mapstructure:"submission_wall"`
 	// CompileOutputBytes bounds the compiler output returned and stored.
 	CompileOutputBytes int `mapstructure:"compile_output_bytes"`
 	// ExcerptBytes bounds each stored stdout/stderr excerpt of a case.
@@ -76,6 +80,7 @@ func DefaultConfig() Config {
 		OutputLimitMB:      64,
 		WallFactor:         3,
 		WallExtra:          time.Second,
+		SubmissionWall:     2 * time.Minute,
 		CompileOutputBytes: 16 << 10,
 		ExcerptBytes:       1 << 10,
 		PrecompiledHeaders: true,
@@ -95,6 +100,8 @@ func (c Config) Validate() error {
 		return errors.New("judge.wall_factor: must be >= 1")
 	case c.WallExtra < 0:
 		return errors.New("judge.wall_extra: must be >= 0")
+	case c.SubmissionWall < 0:
+		return errors.New("judge.submission_wall: must be >= 0 (0: no budget)")
 	case c.CompileOutputBytes <= 0:
 		return errors.New("judge.compile_output_bytes: must be > 0")
 	case c.ExcerptBytes < 0:

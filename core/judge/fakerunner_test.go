@@ -34,6 +34,8 @@ type fakeRun struct {
 // can be tested without root, a sandbox or a toolchain. A status left empty is OK.
 type fakeRunner struct {
 	script map[string]fakeRun
+	// compile, when set, answers the runs that keep their writes (compiles).
+	compile func(Spec) (Result, error)
 
 	mu   sync.Mutex
 	runs int
@@ -51,6 +53,9 @@ func (f *fakeRunner) Run(ctx context.Context, s Spec) (Result, error) {
 	f.mu.Unlock()
 	if s.OnStart != nil {
 		defer s.OnStart()
+	}
+	if s.KeepWrites && f.compile != nil {
+		return f.compile(s)
 	}
 	var in []byte
 	if s.Stdin != nil {
@@ -98,9 +103,8 @@ func write(f *os.File, data string) error {
 	return nil
 }
 
-// fakeLanguages has languages whose runs need nothing on the host: "./main" in the work
-// dir, never compiled (fake), or "compiled" by "./cc" (fakec; the fake runner answers
-// in place of both, a compile being a run without standard input).
+// fakeLanguages has one language whose run needs nothing on the host: "./main" in
+// the work dir, never compiled (the fake runner answers in its place).
 const fakeLanguages = `languages:
   - id: fake
     name: Fake
@@ -112,9 +116,9 @@ const fakeLanguages = `languages:
     processes: 1
     oom_marker: "fake: out of memory"
   - id: fakec
-    name: Fake, compiled
-    source_file: main.src
-    compile: [./cc, main.src]
+    name: Fake compiled
+    source_file: main.c
+    compile: [cc, main.c]
     run: [./main]
     lane: heavy
     time_factor: 1

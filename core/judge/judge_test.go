@@ -130,6 +130,74 @@ func TestSubtasksScorePartially(t *testing.T) {
 	}
 }
 
+// TestProgressReportsCarryTheFinalSubtask: each case's progress report (what the SSE
+// `case` events carry while a submission runs) numbers its subtask as the final result
+// does, not 0 until scoring.
+func TestProgressReportsCarryTheFinalSubtask(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, problemtest.Cases(map[string]string{
+		"problem.yaml": "title: A+B subtasks\nsubtasks:\n  - {score: 30, cases: [1, 2]}\n  - {score: 70, cases: [3]}\n",
+	}, [2]string{"1 2\n", "3\n"}, [2]string{"5 6\n", "11\n"}, [2]string{"1000 2000\n", "3000\n"}))
+	var reported []job.CaseResult
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ctx = job.WithProgress(ctx, func(c job.CaseResult) { reported = append(reported, c) })
+	out, err := testJudge.Judge(ctx, job.Task{SubmissionID: "progress-subtasks", ProblemSHA256: sha,
+		Language: "cpp17", Source: readSource(t, "corpus/cpp17/ac.cpp"), Attempt: 1})
+	if err != nil {
+		t.Fatalf("judge: %v", err)
+	}
+	if len(reported) != len(out.Cases) {
+		t.Fatalf("%d progress reports for %d cases", len(reported), len(out.Cases))
+	}
+	for i, c := range reported {
+		if want := out.Cases[i].Subtask; c.Subtask != want || want == 0 {
+			t.Errorf("case %d reported in subtask %d, the result says %d", c.Index, c.Subtask, want)
+		}
+	}
+}
+
+// A submission's cases share one wall budget (judge.submission_wall): a program that
+// sleeps to its wall limit in every case stops being run once the budget is used, the
+// remaining cases are skipped with the reason, and the verdict is TLE — however many
+// cases the problem has. A slow but right program is TLE too: not every case was judged.
+func TestSubmissionWallBudget(t *testing.T) {
+	needSandbox(t)
+	j, err := newTestJudgeWith(testStore, "budget", func(c *Config) { c.SubmissionWall = 2 * time.Second })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var cases [][2]string
+	for range 6 {
+		cases = append(cases, [2]string{"1 2\n", "3\n"})
+	}
+	// 100 ms of CPU: each sleeping run ends at its wall limit, 100 ms × 3 + 1 s.
+	sha := putProblem(t, problemtest.Cases(map[string]string{"problem.yaml": "title: Budget\ntime_limit_ms: 100\n"}, cases...))
+	for _, tc := range []struct {
+		name, src string
+	}{
+		{"sleeps to the wall limit", "#include <unistd.h>\nint main(void) { sleep(30); return 0; }\n"},
+		{"slow but right", "#include <stdio.h>\n#include <unistd.h>\nint main(void) { usleep(900000); puts(\"3\"); return 0; }\n"},
+	} {
+		out := judgeWith(t, j, sha, "c11", tc.src)
+		ran, skipped := 0, 0
+		for _, c := range out.Cases {
+			if c.Verdict == job.VerdictSK {
+				skipped++
+				if !strings.Contains(c.Message, "judge.submission_wall") {
+					t.Errorf("%s: skipped case %d says %q", tc.name, c.Index, c.Message)
+				}
+				continue
+			}
+			ran++
+		}
+		if out.Verdict != job.VerdictTLE || skipped == 0 || ran > 4 || ran < 1 {
+			t.Fatalf("%s: verdict %s, %d cases run and %d skipped, want TLE with the rest skipped: %+v", tc.name, out.Verdict, ran, skipped, out.Cases)
+		}
+	}
+}
+
 func divisorProblem(checker string) map[string]string {
 	return problemtest.Cases(map[string]string{
 		"problem.yaml": "title: Divisor\nchecker: {type: testlib, source: checker.cpp}\n",

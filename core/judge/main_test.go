@@ -28,6 +28,13 @@ var (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunChild()
+	if os.Getenv(hostBuildHelper) != "" {
+		// TestHostBuildDiesWithItsWorker's stand-in for a worker: a build on the host
+		// that leaves a process behind, and no end of its own.
+		out, err := runOnHost(context.Background(), "", nil, []string{"/bin/sh", "-c", "sleep 300 & sleep 300"})
+		fmt.Printf("the host build ended: %v %s\n", err, out)
+		os.Exit(1)
+	}
 	os.Exit(testMain(m))
 }
 
@@ -72,9 +79,17 @@ func testMain(m *testing.M) int {
 }
 
 func newTestJudge(store objstore.Store, name string) (*Judge, error) {
+	return newTestJudgeWith(store, name, nil)
+}
+
+// newTestJudgeWith is newTestJudge with its configuration adjusted by adjust.
+func newTestJudgeWith(store objstore.Store, name string, adjust func(*Config)) (*Judge, error) {
 	cfg := DefaultConfig()
 	cfg.WorkDir = filepath.Join(testRoot, name, "work")
 	cfg.Cache = cache.Config{Dir: filepath.Join(testRoot, name, "cache"), BudgetBytes: 1 << 30, FetchTimeout: time.Minute}
+	if adjust != nil {
+		adjust(&cfg)
+	}
 	return New(cfg, SandboxRunner{Pool: testPool}, store, nil)
 }
 

@@ -65,14 +65,14 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	// A checker or interactor that does not compile is a PermanentError: the package is
 	// broken, whatever the submission.
 	if spec.Checker.Type == problem.CheckerTestlib {
-		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "checker", spec.Checker.Source)
+		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "checker", spec.Checker.Source, false)
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}
 		tk.checker = bin
 	}
 	if spec.Interactor != "" {
-		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "interactor", spec.Interactor)
+		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "interactor", spec.Interactor, false)
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}
@@ -82,10 +82,19 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	n := tk.ent.Pkg.CaseCount()
 	results := make([]caseOutcome, 0, n)
 	failed := 0 // the first case that is not AC, when the problem stops there
+	// The cases share one wall budget: a program that sleeps to its wall limit on every
+	// case would otherwise hold a slot for cases × (3 × TL + 1 s), a day at the package
+	// maximums. A case that starts within the budget runs to its own limits.
+	started, outOfTime := time.Now(), 0
 	for i := 1; i <= n; i++ {
 		var co caseOutcome
 		var err error
+		if outOfTime == 0 && failed == 0 && tk.j.cfg.SubmissionWall > 0 && time.Since(started) > tk.j.cfg.SubmissionWall {
+			outOfTime = i
+		}
 		switch {
+		case outOfTime != 0:
+			co = overBudget(i, tk.j.cfg.SubmissionWall)
 		case failed != 0:
 			co = skipped(i, failed)
 		case tk.interactor != "":
@@ -101,12 +110,25 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 		}
 		co.art.Index, co.art.Verdict = i, string(co.res.Verdict)
 		arts.Cases = append(arts.Cases, co.art)
+		// The report carries the subtask the final result will give the case (score).
+		co.res.Subtask = spec.SubtaskOf(i)
 		results = append(results, co)
 		job.ReportCase(ctx, co.res)
 	}
 	out := score(spec, results)
+	if outOfTime != 0 && (out.Verdict == job.VerdictAC || out.Verdict == job.VerdictPC) {
+		// Not every case was judged: the submission did not pass in the time it had.
+		out.Verdict = job.VerdictTLE
+	}
 	out.CompileOutput = arts.CompileLog
 	return out, arts, nil
+}
+
+// overBudget is case i not run because the submission's cases used up their wall
+// budget (judge.submission_wall): it earns nothing and says so.
+func overBudget(i int, budget time.Duration) caseOutcome {
+	return caseOutcome{res: job.CaseResult{Index: i, Verdict: job.VerdictSK,
+		Message: fmt.Sprintf("not run: the submission's cases used up their time budget (judge.submission_wall, %v)", budget)}}
 }
 
 // skipped is case i not run, because case failed was not AC and the problem stops on

@@ -24,6 +24,8 @@ const (
 	ActionProblemPush    Action = "problem_push"
 	ActionProblemRemove  Action = "problem_remove"
 	ActionPurge          Action = "dlq_purge"
+	ActionTokenCreate    Action = "token_create"
+	ActionTokenRevoke    Action = "token_revoke"
 )
 
 // audited runs an action and writes its audit row (invariant 8), the only place that

@@ -17,13 +17,36 @@ func EnqueueJob(ctx context.Context, db DB, submissionID string, lane job.Lane, 
 }
 
 func enqueue(ctx context.Context, db DB, kind, lane, submissionID, traceID string, delay time.Duration) error {
-	_, err := db.Exec(ctx, `INSERT INTO outbox (kind, lane, submission_id, trace_id, available_at)
-		VALUES ($1, $2, $3, $4, now() + $5 * interval '1 microsecond')`, kind, lane, submissionID, traceID, delay.Microseconds())
+	sql := `INSERT INTO outbox (kind, lane, submission_id, trace_id, available_at)
+		VALUES ($1, $2, $3, $4, now() + $5 * interval '1 microsecond')`
+	if kind == "job" {
+		sql = enqueueJobSQL
+	}
+	_, err := db.Exec(ctx, sql, kind, lane, submissionID, traceID, delay.Microseconds())
 	if err != nil {
 		return fmt.Errorf("enqueue %s: %w", kind, err)
 	}
 	return nil
 }
+
+// enqueueJobSQL writes a job row with its fair tag (start-time fair queueing, see
+// 00005_fair_queue.sql): one past the owner's last queued tag in the lane, but never
+// below the lane's head (the smallest queued tag). An owner with nothing queued is thus
+// next after the head, however much another owner has queued; an owner's own rows keep
+// their order. Two submits of one owner racing may draw the same tag: the id breaks the
+// tie, as for any two owners.
+const enqueueJobSQL = `
+INSERT INTO outbox (kind, lane, submission_id, trace_id, available_at, owner_key, fair_tag)
+SELECT $1::text, $2::text, s.id, $4::text, now() + $5 * interval '1 microsecond', coalesce(s.owner_id, 0),
+       greatest(
+           coalesce((SELECT o.fair_tag FROM outbox o
+                      WHERE o.lane = $2 AND o.kind = 'job' AND o.delivered_at IS NULL AND o.fair_tag IS NOT NULL
+                      ORDER BY o.fair_tag LIMIT 1), 0),
+           coalesce((SELECT o.fair_tag + 1 FROM outbox o
+                      WHERE o.lane = $2 AND o.kind = 'job' AND o.delivered_at IS NULL AND o.fair_tag IS NOT NULL
+                        AND o.owner_key = coalesce(s.owner_id, 0)
+                      ORDER BY o.fair_tag DESC LIMIT 1), 0))
+  FROM submissions s WHERE s.id = $3::uuid`
 
 // OutboxRow is an undelivered outbox row.
 type OutboxRow struct {
@@ -66,12 +89,22 @@ func queryOutbox(ctx context.Context, db DB, what, sql string, args ...any) ([]O
 	return out, nil
 }
 
-// ClaimOutbox locks up to limit due rows, oldest first, skipping rows another relay holds.
-// Run it in a transaction that marks them delivered or failed before committing.
+// ClaimOutbox locks up to limit due rows that are not jobs (dead-letter notices), oldest
+// first, skipping rows another relay holds. Run it in a transaction that marks them
+// delivered or failed before committing. Job rows are released per lane (ClaimLaneJobs).
 func ClaimOutbox(ctx context.Context, db DB, limit int) ([]OutboxRow, error) {
 	return queryOutbox(ctx, db, "claim outbox", `SELECT `+outboxColumns+` FROM outbox
-		WHERE delivered_at IS NULL AND available_at <= now()
+		WHERE delivered_at IS NULL AND kind <> 'job' AND available_at <= now()
 		ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+}
+
+// ClaimLaneJobs locks up to limit due job rows of lane in fair order: rows without a tag
+// (written before fair release existed, or re-driven after Redis lost them) first, then
+// by tag, then by id. Run it like ClaimOutbox.
+func ClaimLaneJobs(ctx context.Context, db DB, lane job.Lane, limit int) ([]OutboxRow, error) {
+	return queryOutbox(ctx, db, "claim lane jobs", `SELECT `+outboxColumns+` FROM outbox
+		WHERE lane = $1 AND kind = 'job' AND delivered_at IS NULL AND available_at <= now()
+		ORDER BY fair_tag NULLS FIRST, id LIMIT $2 FOR UPDATE SKIP LOCKED`, string(lane), limit)
 }
 
 // MarkDelivered records the stream entry id each row became.
@@ -114,6 +147,35 @@ func OutboxBacklog(ctx context.Context, db DB) (int64, *time.Time, error) {
 		return 0, nil, fmt.Errorf("outbox backlog: %w", err)
 	}
 	return n, oldest, nil
+}
+
+// LaneQueue is a lane's committed job rows not yet released into its stream.
+type LaneQueue struct {
+	Waiting int64
+	Oldest  *time.Time // created_at of the oldest; nil when none waits
+}
+
+// LaneQueues reads each lane's LaneQueue (lanes without waiting rows are absent).
+func LaneQueues(ctx context.Context, db DB) (map[job.Lane]LaneQueue, error) {
+	rows, err := db.Query(ctx, `SELECT lane, count(*), min(created_at) FROM outbox
+		WHERE delivered_at IS NULL AND kind = 'job' GROUP BY lane`)
+	if err != nil {
+		return nil, fmt.Errorf("lane queues: %w", err)
+	}
+	defer rows.Close()
+	out := map[job.Lane]LaneQueue{}
+	for rows.Next() {
+		var lane string
+		var q LaneQueue
+		if err := rows.Scan(&lane, &q.Waiting, &q.Oldest); err != nil {
+			return nil, fmt.Errorf("lane queues: %w", err)
+		}
+		out[job.Lane(lane)] = q
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("lane queues: %w", err)
+	}
+	return out, nil
 }
 
 // ListOutbox returns up to limit undelivered rows, oldest first.

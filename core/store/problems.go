@@ -59,18 +59,41 @@ func CreateProblemVersion(ctx context.Context, db DB, pv ProblemVersion) (int, e
 // takes no new submissions. Its existing submissions do not go through here — they
 // keep their pinned version and package sha256 — and admins see it in ListProblems.
 func LatestProblem(ctx context.Context, db DB, id string) (*ProblemVersion, error) {
+	pv, err := scanProblemVersion(db.QueryRow(ctx, `SELECT `+problemVersionColumns+`
+		  FROM problems p JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.latest_version
+		 WHERE p.id = $1 AND p.archived_at IS NULL`, id))
+	if err != nil {
+		return nil, fmt.Errorf("latest problem: %w", err)
+	}
+	return pv, nil
+}
+
+// ProblemVersionAt returns one version of a problem, archived or not: the version a
+// submission was judged on, which decides what its owner may see of its cases.
+// ErrNotFound when there is no such version.
+func ProblemVersionAt(ctx context.Context, db DB, id string, version int) (*ProblemVersion, error) {
+	pv, err := scanProblemVersion(db.QueryRow(ctx, `SELECT `+problemVersionColumns+`
+		  FROM problem_versions v WHERE v.problem_id = $1 AND v.version = $2`, id, version))
+	if err != nil {
+		return nil, fmt.Errorf("problem version: %w", err)
+	}
+	return pv, nil
+}
+
+// problemVersionColumns are what scanProblemVersion reads, from problem_versions as v.
+const problemVersionColumns = `v.problem_id, v.version, v.sha256, v.title, v.time_limit_ms, v.memory_limit_mb,
+	v.case_count, v.meta, v.created_by, v.created_at`
+
+func scanProblemVersion(row pgx.Row) (*ProblemVersion, error) {
 	var pv ProblemVersion
 	var meta []byte
-	err := db.QueryRow(ctx, `SELECT v.problem_id, v.version, v.sha256, v.title, v.time_limit_ms, v.memory_limit_mb,
-		       v.case_count, v.meta, v.created_by, v.created_at
-		  FROM problems p JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.latest_version
-		 WHERE p.id = $1 AND p.archived_at IS NULL`, id).Scan(&pv.ProblemID, &pv.Version, &pv.SHA256, &pv.Title,
+	err := row.Scan(&pv.ProblemID, &pv.Version, &pv.SHA256, &pv.Title,
 		&pv.TimeLimitMS, &pv.MemoryLimitMB, &pv.CaseCount, &meta, &pv.CreatedBy, &pv.CreatedAt)
 	if err != nil {
-		return nil, translate(err, "latest problem")
+		return nil, translate(err, "read")
 	}
 	if err := json.Unmarshal(meta, &pv.Meta); err != nil {
-		return nil, fmt.Errorf("latest problem: decode meta: %w", err)
+		return nil, fmt.Errorf("decode meta: %w", err)
 	}
 	return &pv, nil
 }

@@ -169,3 +169,31 @@ func (s *Streams) RedisVersion(ctx context.Context) (string, error) {
 	}
 	return "", nil
 }
+
+// GroupProgress is how far the workers' group has read a lane's stream: Waiting entries
+// were added and not yet delivered to any worker (-1 when Redis cannot tell, as after
+// entries were deleted from the middle of the stream), Read counts the entries delivered
+// so far (for a rate). Exists is false when the stream or its group does not exist (Redis
+// lost them): nothing waits then.
+type GroupProgress struct {
+	Waiting int64
+	Read    int64
+	Exists  bool
+}
+
+// Progress reads lane's GroupProgress with one XINFO GROUPS.
+func (s *Streams) Progress(ctx context.Context, lane job.Lane) (GroupProgress, error) {
+	gs, err := s.rdb.XInfoGroups(ctx, s.Keys.Jobs(lane)).Result()
+	if err != nil {
+		if isNoSuchKey(err) {
+			return GroupProgress{}, nil
+		}
+		return GroupProgress{}, fmt.Errorf("group progress %s: %w", lane, err)
+	}
+	for _, g := range gs {
+		if g.Name == Group {
+			return GroupProgress{Waiting: g.Lag, Read: g.EntriesRead, Exists: true}, nil
+		}
+	}
+	return GroupProgress{}, nil
+}

@@ -36,6 +36,9 @@ type harness struct {
 	log     *slog.Logger
 	disp    *dispatch.Dispatcher
 	dcfg    dispatch.Config
+	// dispAll relays every due row at once, first come first served: what relayAll
+	// uses to set a stream up, whatever fair release would hold back.
+	dispAll *dispatch.Dispatcher
 }
 
 func quietLog() *slog.Logger {
@@ -66,6 +69,17 @@ func newHarnessOn(t testing.TB, schemaURL, redisAddr string, clk clock.Clock) *h
 	dcfg.RetryMax = 200 * time.Millisecond
 	h := &harness{t: t, db: db, streams: streams, clock: clk, log: quietLog(), dcfg: dcfg}
 	h.disp = dispatch.New(dcfg, db, streams, clk, h.log, dispatch.NewMetrics(nil))
+	all := dcfg
+	all.FairRelease = false
+	h.dispAll = dispatch.New(all, db, streams, clk, h.log, dispatch.NewMetrics(nil))
+	return h
+}
+
+// withoutFairRelease makes the harness's dispatcher relay every row at once (the
+// streams then hold the whole queue, as before fair release).
+func (h *harness) withoutFairRelease() *harness {
+	h.dcfg.FairRelease = false
+	h.disp = h.dispAll
 	return h
 }
 

@@ -87,7 +87,7 @@ func TestDuplicateDeliveryJudgedOnce(t *testing.T) {
 	ids := h.submit(5, job.LaneLight, 3)
 	ctx := context.Background()
 	// Relay once, then add every entry twice more by hand: three deliveries each.
-	if _, err := h.disp.RelayOnce(ctx); err != nil {
+	if _, err := h.dispAll.RelayOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -288,7 +288,7 @@ func TestEntriesTrimmedWhilePendingAreRedriven(t *testing.T) {
 	h := newHarness(t, testenv.PostgresURL(t), testenv.RedisAddr(t), nil)
 	ctx := context.Background()
 	ids := h.submit(3, job.LaneLight, 3)
-	if _, err := h.disp.RelayOnce(ctx); err != nil {
+	if _, err := h.dispAll.RelayOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// A consumer reads them and dies before claiming; the entries are then trimmed away.

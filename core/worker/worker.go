@@ -174,6 +174,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	heartbeatCtx, stopHeartbeat := context.WithCancel(storeCtx)
 	defer stopHeartbeat()
 	go w.heartbeatLoop(heartbeatCtx)
+	announced := make(chan struct{})
+	go func() { defer close(announced); w.announceLoop(ctx) }()
+	defer func() { <-announced }()
 
 	<-ctx.Done()
 	deadline := time.AfterFunc(w.cfg.ShutdownGrace+w.cfg.StoreTimeout, func() { stopStore(errShutdownDeadline) })

@@ -5,7 +5,8 @@ type Dynmods struct {
 	// Mount is the cgroup2 mount point whose superblock carries the option ("" when the
 	// host has no cgroup2 mount: nothing was done).
 	Mount string
-	// Already: the option was set before; Enabled: FavorDynmods set it now.
+	// Already: the option was set before; Enabled: FavorDynmods set it now. Either way
+	// it stays set when the pool closes (see FavorDynmods).
 	Already, Enabled bool
 }
 

@@ -2,8 +2,11 @@ package cgroup
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -20,9 +23,11 @@ import (
 // slightly slower fork and exit. The option lives in the one cgroup2 superblock, so a
 // v1 host with a cgroup2 mount (/sys/fs/cgroup/unified) gets it too.
 //
-// The remount keeps the mount's own flags (nosuid, nodev, noexec, …) and the
-// superblock's other options (nsdelegate, memory_recursiveprot, …): the old mount API
-// clears whatever a remount does not repeat.
+// Only the superblock's options change (see addSuperOption): no mount of the hierarchy
+// turns read-only or read-write or loses a flag, and a failure leaves them all as they
+// were. Nothing undoes the option later: it is the host's, other workers on the host
+// may have found it set and rely on it, so it stays until the host reboots or an
+// administrator remounts the hierarchy without it.
 func FavorDynmods() (Dynmods, error) {
 	m, ok, err := cgroup2Mount()
 	if err != nil || !ok {
@@ -33,76 +38,74 @@ func FavorDynmods() (Dynmods, error) {
 		d.Already = true
 		return d, nil
 	}
-	var opts []string
-	for _, o := range m.super {
-		if o != "rw" && o != "ro" {
-			opts = append(opts, o)
-		}
-	}
-	opts = append(opts, "favordynmods")
-	if err := unix.Mount("", m.point, "", unix.MS_REMOUNT|m.flags, strings.Join(opts, ",")); err != nil {
-		return d, fmt.Errorf("cgroup: remount %s with favordynmods: %w", m.point, err)
-	}
-	if m, ok, err := cgroup2Mount(); err != nil || !ok || !m.hasSuper("favordynmods") {
-		return d, fmt.Errorf("cgroup: %s: favordynmods did not take (kernel before 6.0?)", d.Mount)
+	if err := addSuperOption(m.point, "favordynmods"); errors.Is(err, unix.EINVAL) {
+		return d, fmt.Errorf("cgroup: favordynmods: %w (kernel before 6.0?)", err)
+	} else if err != nil {
+		return d, fmt.Errorf("cgroup: favordynmods: %w", err)
 	}
 	d.Enabled = true
 	return d, nil
 }
 
 type mountEntry struct {
-	point string
-	flags uintptr  // the per-mount flags, as the old mount API wants them back
-	super []string // the superblock's options
+	id     string // the mount's id
+	dev    uint64 // its superblock's device number
+	point  string
+	opts   string // the per-mount options (ro, nosuid, …), as mountinfo shows them
+	fstype string
+	super  []string // the superblock's options
 }
 
-func (m mountEntry) hasSuper(opt string) bool {
-	for _, o := range m.super {
-		if o == opt {
-			return true
-		}
-	}
-	return false
-}
-
-// mountFlags are the per-mount options of mountinfo that a remount must repeat.
-var mountFlags = map[string]uintptr{
-	"ro": unix.MS_RDONLY, "nosuid": unix.MS_NOSUID, "nodev": unix.MS_NODEV, "noexec": unix.MS_NOEXEC,
-	"noatime": unix.MS_NOATIME, "nodiratime": unix.MS_NODIRATIME, "relatime": unix.MS_RELATIME,
-	"strictatime": unix.MS_STRICTATIME, "nosymfollow": unix.MS_NOSYMFOLLOW,
-}
+func (m mountEntry) hasSuper(opt string) bool { return slices.Contains(m.super, opt) }
 
 // cgroup2Mount finds the first cgroup2 mount of /proc/self/mountinfo.
 func cgroup2Mount() (mountEntry, bool, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	all, err := readMountinfo()
 	if err != nil {
 		return mountEntry{}, false, err
 	}
+	for _, m := range all {
+		if m.fstype == "cgroup2" {
+			return m, true, nil
+		}
+	}
+	return mountEntry{}, false, nil
+}
+
+func readMountinfo() ([]mountEntry, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
+	var out []mountEntry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		if m, ok := parseMountinfo(sc.Text()); ok {
-			return m, true, nil
+			out = append(out, m)
 		}
 	}
-	return mountEntry{}, false, sc.Err()
+	return out, sc.Err()
 }
 
 // parseMountinfo reads one mountinfo line ("36 25 0:30 / /sys/fs/cgroup rw,nosuid,nodev
-// shared:9 - cgroup2 cgroup2 rw,nsdelegate") and returns it when it is a cgroup2 mount.
+// shared:9 - cgroup2 cgroup2 rw,nsdelegate").
 func parseMountinfo(line string) (mountEntry, bool) {
 	left, right, ok := strings.Cut(line, " - ")
 	if !ok {
 		return mountEntry{}, false
 	}
 	lf, rf := strings.Fields(left), strings.Fields(right)
-	if len(lf) < 6 || len(rf) < 3 || rf[0] != "cgroup2" {
+	if len(lf) < 6 || len(rf) < 3 {
 		return mountEntry{}, false
 	}
-	m := mountEntry{point: mountinfo.Unescape(lf[4]), super: strings.Split(rf[2], ",")}
-	for _, o := range strings.Split(lf[5], ",") {
-		m.flags |= mountFlags[o]
+	major, minor, ok := strings.Cut(lf[2], ":")
+	maj, err1 := strconv.ParseUint(major, 10, 32)
+	min, err2 := strconv.ParseUint(minor, 10, 32)
+	if !ok || err1 != nil || err2 != nil {
+		return mountEntry{}, false
 	}
-	return m, true
+	return mountEntry{id: lf[0], dev: unix.Mkdev(uint32(maj), uint32(min)), point: mountinfo.Unescape(lf[4]),
+		opts: lf[5], fstype: rf[0], super: strings.Split(rf[2], ",")}, true
 }

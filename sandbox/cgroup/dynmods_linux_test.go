@@ -10,23 +10,26 @@ import (
 
 func TestParseMountinfo(t *testing.T) {
 	for _, c := range []struct {
-		line  string
-		ok    bool
-		point string
-		flags uintptr
-		super []string
+		line   string
+		ok     bool
+		dev    uint64
+		point  string
+		opts   string
+		fstype string
+		super  []string
 	}{
 		{"36 25 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot",
-			true, "/sys/fs/cgroup", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_RELATIME, []string{"rw", "nsdelegate", "memory_recursiveprot"}},
-		{"51 40 0:45 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw", true, "/sys/fs/cgroup/unified", unix.MS_RELATIME, []string{"rw"}},
-		{`60 25 0:50 / /run/my\040cgroups ro,nosuid - cgroup2 none rw,favordynmods`, true, "/run/my cgroups", unix.MS_RDONLY | unix.MS_NOSUID, []string{"rw", "favordynmods"}},
-		{"37 25 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory", false, "", 0, nil},
-		{"garbage", false, "", 0, nil},
-		{"1 2 3 - cgroup2", false, "", 0, nil},
+			true, unix.Mkdev(0, 30), "/sys/fs/cgroup", "rw,nosuid,nodev,noexec,relatime", "cgroup2", []string{"rw", "nsdelegate", "memory_recursiveprot"}},
+		{"51 40 0:45 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw", true, unix.Mkdev(0, 45), "/sys/fs/cgroup/unified", "rw,relatime", "cgroup2", []string{"rw"}},
+		{`60 25 0:50 / /run/my\040cgroups ro,nosuid - cgroup2 none rw,favordynmods`, true, unix.Mkdev(0, 50), "/run/my cgroups", "ro,nosuid", "cgroup2", []string{"rw", "favordynmods"}},
+		{"37 25 259:3 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory", true, unix.Mkdev(259, 3), "/sys/fs/cgroup/memory", "rw,relatime", "cgroup", []string{"rw", "memory"}},
+		{"garbage", false, 0, "", "", "", nil},
+		{"1 2 3 - cgroup2", false, 0, "", "", "", nil},
+		{"1 2 x:y / /a rw - tmpfs tmpfs rw", false, 0, "", "", "", nil},
 	} {
 		m, ok := parseMountinfo(c.line)
-		if ok != c.ok || m.point != c.point || m.flags != c.flags || !slices.Equal(m.super, c.super) {
-			t.Errorf("parseMountinfo(%q) = %+v, %v; want point %q flags %#x super %v, %v", c.line, m, ok, c.point, c.flags, c.super, c.ok)
+		if ok != c.ok || m.dev != c.dev || m.point != c.point || m.opts != c.opts || m.fstype != c.fstype || !slices.Equal(m.super, c.super) {
+			t.Errorf("parseMountinfo(%q) = %+v, %v; want dev %#x point %q opts %q %s super %v, %v", c.line, m, ok, c.dev, c.point, c.opts, c.fstype, c.super, c.ok)
 		}
 	}
 }
@@ -55,8 +58,8 @@ func TestFavorDynmods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !after.hasSuper("favordynmods") || after.flags != before.flags {
-		t.Fatalf("after: flags %#x super %v; before: flags %#x super %v", after.flags, after.super, before.flags, before.super)
+	if !after.hasSuper("favordynmods") || after.opts != before.opts {
+		t.Fatalf("after: mount options %s super %v; before: mount options %s super %v", after.opts, after.super, before.opts, before.super)
 	}
 	for _, o := range before.super {
 		if !after.hasSuper(o) {

@@ -269,13 +269,16 @@ func (s *Slot) Close() error {
 
 // OpenTree returns a detached copy of the mount tree at path (open_tree with
 // OPEN_TREE_CLONE), optionally made read-only, nosuid and nodev, ready to be attached
-// inside a slot by a run request.
+// inside a slot by a run request. The copy is made private: a clone of a shared mount
+// (every mount under systemd) is a peer of the original, so the slot's unmount of the
+// copy after the run would propagate to the host and unmount the host's own mounts
+// below path.
 func OpenTree(path string, readOnly bool) (*os.File, error) {
 	fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
 	if err != nil {
 		return nil, fmt.Errorf("open_tree %s: %w", path, err)
 	}
-	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV, Propagation: unix.MS_PRIVATE}
 	if readOnly {
 		attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
 	}

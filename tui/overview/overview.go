@@ -1,5 +1,6 @@
-// Package overview is the dashboard's first view: per lane the stream length, pending
-// count, oldest pending idle time, lag and consumers; the outbox backlog and its oldest
+// Package overview is the dashboard's first view: per lane the submissions waiting for
+// their turn in the outbox, the stream length, pending count, oldest pending idle time,
+// lag and consumers; the outbox backlog and its oldest
 // age; dead letters; verdicts per second — each with a sparkline of its recent values,
 // kept in the model from refresh to refresh.
 package overview
@@ -21,7 +22,7 @@ import (
 // History is how many refreshes the sparklines keep (4 minutes at the default 2 s).
 const History = 120
 
-type laneSeries struct{ length, pending, idle, lag, consumers *shared.Series }
+type laneSeries struct{ waiting, length, pending, idle, lag, consumers *shared.Series }
 
 // Model is the Overview view.
 type Model struct {
@@ -47,7 +48,7 @@ type Model struct {
 // New returns the view.
 func New(ctx *shared.Context) *Model {
 	cols := []listview.Column{
-		{Title: "LANE", Width: 7}, {Title: "LENGTH", Width: 9}, {Title: "PENDING", Width: 7}, {Title: "OLDEST", Width: 7},
+		{Title: "LANE", Width: 7}, {Title: "WAITING", Width: 7}, {Title: "LENGTH", Width: 9}, {Title: "PENDING", Width: 7}, {Title: "OLDEST", Width: 7},
 		{Title: "LAG", Width: 6}, {Title: "CONS", Width: 4}, {Title: "PENDING · LAG TREND", Width: 9, Flex: true},
 	}
 	return &Model{ctx: ctx, lanesList: listview.New(ctx, cols, false, "no lanes reported"), lanes: map[string]*laneSeries{},
@@ -81,9 +82,10 @@ func (m *Model) record(ov *wire.Overview, at time.Time) {
 		ls := m.lanes[l.Lane]
 		if ls == nil {
 			ls = &laneSeries{shared.NewSeries(History), shared.NewSeries(History), shared.NewSeries(History),
-				shared.NewSeries(History), shared.NewSeries(History)}
+				shared.NewSeries(History), shared.NewSeries(History), shared.NewSeries(History)}
 			m.lanes[l.Lane] = ls
 		}
+		ls.waiting.Add(float64(l.Waiting))
 		ls.length.Add(float64(l.Length))
 		ls.pending.Add(float64(l.Pending))
 		ls.idle.Add(float64(l.OldestPendingIdle))
@@ -121,14 +123,14 @@ func (m *Model) rows() {
 		if !l.GroupExists {
 			lag = "no group"
 		}
-		rows[i] = listview.Row{ID: l.Lane, Cells: []string{l.Lane, shared.Num(l.Length), shared.Num(l.Pending), shared.MS(l.OldestPendingIdle),
+		rows[i] = listview.Row{ID: l.Lane, Cells: []string{l.Lane, shared.Num(l.Waiting), shared.Num(l.Length), shared.Num(l.Pending), shared.MS(l.OldestPendingIdle),
 			lag, shared.Num(l.Consumers), fmt.Sprintf("%-*s %s", w, ls.pending.Spark(w), ls.lag.Spark(w))}}
 	}
 	m.lanesList.SetRows(rows)
 }
 
 // trendWidth is the width of the trend column (what the flex column gets).
-func (m *Model) trendWidth() int { return max(9, m.width-2*7-(7+9+7+7+6+4)) }
+func (m *Model) trendWidth() int { return max(9, m.width-2*8-(7+7+9+7+7+6+4)) }
 
 // SetSize gives the view its space: the lanes table on top, the totals below.
 func (m *Model) SetSize(w, h int) {
@@ -184,6 +186,7 @@ func (m *Model) laneDetail(lane string) string {
 	num := func(v float64) string { return shared.Num(int64(v)) }
 	ms := func(v float64) string { return shared.MS(int64(v)) }
 	return strings.Join([]string{
+		line("waiting (outbox)", ls.waiting, num),
 		line("stream length", ls.length, num),
 		line("pending", ls.pending, num),
 		line("oldest pending idle", ls.idle, ms),

@@ -39,7 +39,11 @@ func RenderCase(st styles.Styles, d *wire.CaseDetail, width int) string {
 		b.WriteString(hang(st.Label.Render(fmt.Sprintf("%-10s", label))+" ", value, width) + "\n")
 	}
 	line("submission", fmt.Sprintf("%s   attempt %d", d.SubmissionID, d.Attempt))
-	line("case", fmt.Sprintf("%d   subtask %d   verdict %s   time %s   memory %s   score %g", d.Index, d.Subtask,
+	sample := ""
+	if d.Sample {
+		sample = " (sample)"
+	}
+	line("case", fmt.Sprintf("%d%s   subtask %d   verdict %s   time %s   memory %s   score %g", d.Index, sample, d.Subtask,
 		d.Verdict, shared.MS(int64(d.TimeMS)), kb(d.MemoryKB), d.Score))
 	line("message", orDash(d.Message))
 	if d.CheckerMessage != "" {

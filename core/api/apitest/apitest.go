@@ -34,9 +34,11 @@ import (
 
 // Options adjust the environment.
 type Options struct {
-	Limits   func(*api.Limits)    // on top of Limits()
-	Worker   func(*worker.Config) // on top of WorkerConfig()
-	NoWorker bool                 // start no worker (Env.StartWorker can, later)
+	Limits func(*api.Limits)    // on top of Limits()
+	Worker func(*worker.Config) // on top of WorkerConfig()
+	// Dispatcher adjusts the dispatcher's config (fair release, for one).
+	Dispatcher func(*dispatch.Config)
+	NoWorker   bool // start no worker (Env.StartWorker can, later)
 }
 
 // Env is one API server over a real pipeline.
@@ -97,7 +99,7 @@ func WorkerConfig() worker.Config {
 }
 
 // New starts the environment; everything stops when the test ends. An admin token exists
-// and problem "aplusb" (three A+B cases) is uploaded with it.
+// and problem "aplusb" (three A+B cases, case 1 its sample) is uploaded with it.
 func New(t testing.TB, o Options) *Env {
 	t.Helper()
 	e := &Env{T: t, Judge: testenv.NewJudge(nil), Log: quietLog(), wg: &sync.WaitGroup{}}
@@ -115,6 +117,9 @@ func New(t testing.TB, o Options) *Env {
 	dcfg.ReconcileAfter = 2 * time.Second
 	dcfg.RetryBase = 10 * time.Millisecond
 	dcfg.RetryMax = 200 * time.Millisecond
+	if o.Dispatcher != nil {
+		o.Dispatcher(&dcfg)
+	}
 	e.Disp = dispatch.New(dcfg, e.DB, e.Streams, clock.Real{}, e.Log, dispatch.NewMetrics(nil))
 	e.Go(e.Disp.Run)
 	if !o.NoWorker {
@@ -143,7 +148,7 @@ func New(t testing.TB, o Options) *Env {
 	e.AdminToken = e.Token("admin", "admin")
 	e.Admin = client.New(e.HTTP.URL, e.AdminToken)
 	if _, err := e.Admin.PutProblem(context.Background(), "aplusb",
-		bytes.NewReader(problemtest.Zip(problemtest.APlusB("title: A+B\n")))); err != nil {
+		bytes.NewReader(problemtest.Zip(problemtest.APlusB("title: A+B\nsamples: [1]\n")))); err != nil {
 		t.Fatal(err)
 	}
 	return e

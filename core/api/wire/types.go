@@ -23,6 +23,9 @@ type SubmitRequest struct {
 	Source    string `json:"source"`
 	// WaitMS asks the server to wait up to this long (capped at 10 s) for the verdict.
 	WaitMS *int64 `json:"wait_ms,omitempty"`
+	// Metadata is the caller's own tags (at most 16; keys [a-z0-9_.-]{1,64}, values at
+	// most 256 bytes of text), stored and echoed wherever the submission appears.
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // Accepted is the 202 answer of a submit: the submission exists and is not judged yet.
@@ -50,6 +53,8 @@ type Submission struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	FinishedAt *time.Time `json:"finished_at"`
 	Cases      []Case     `json:"cases"`
+	// Metadata is what the submit carried ({} when nothing).
+	Metadata map[string]string `json:"metadata"`
 }
 
 // Terminal reports whether the submission's state is final.
@@ -59,10 +64,13 @@ func (s *Submission) Terminal() bool {
 
 // Case is one test case's result. Message never holds the expected output or the test
 // input; CheckerMessage, the checker's or interactor's whole message, is sent to admins
-// only.
+// only. Sample says the case is one of the problem's samples: of any other case, the
+// submission's owner sees the verdict, time, memory and score, and a message that only
+// names the verdict.
 type Case struct {
 	Index          int     `json:"index"`
 	Subtask        int     `json:"subtask"`
+	Sample         bool    `json:"sample"`
 	Verdict        string  `json:"verdict"`
 	TimeMS         int     `json:"time_ms"`
 	MemoryKB       int     `json:"memory_kb"`
@@ -124,8 +132,12 @@ type Problem struct {
 	Checker       string    `json:"checker"`
 	Interactive   bool      `json:"interactive"`
 	// StopOnFirstFailure: the cases after the first one that is not AC are skipped (SK).
-	StopOnFirstFailure bool      `json:"stop_on_first_failure"`
-	CreatedAt          time.Time `json:"created_at"`
+	StopOnFirstFailure bool `json:"stop_on_first_failure"`
+	// Samples are the sample cases: a submission's owner sees what the solution wrote on
+	// them. PublicTests: the owner sees it on every case.
+	Samples     []int     `json:"samples"`
+	PublicTests bool      `json:"public_tests"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // ProblemSummary is a problem in GET /api/v1/problems: its latest version, how many

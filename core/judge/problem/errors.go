@@ -21,6 +21,7 @@ var (
 	ErrBadYAML         = errors.New("bad problem.yaml")
 	ErrBadChecker      = errors.New("bad checker")
 	ErrBadSubtasks     = errors.New("bad subtasks")
+	ErrBadSamples      = errors.New("bad samples")
 	ErrBadLimits       = errors.New("bad limits")
 	ErrCorrupt         = errors.New("corrupt entry")
 	ErrTooManyFiles    = errors.New("too many files")

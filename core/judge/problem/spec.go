@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +36,14 @@ type Spec struct {
 	// cases after it are not run and are reported as skipped.
 	StopOnFirstFailure bool      `yaml:"stop_on_first_failure"`
 	Subtasks           []Subtask `yaml:"subtasks"`
+	// Samples are the cases whose input a contestant already has (the statement's
+	// examples): a submission's owner sees what the solution wrote on them. Every other
+	// case is hidden: its owner sees its verdict, time, memory and score, never anything
+	// derived from its input or answer.
+	Samples []int `yaml:"samples"`
+	// PublicTests opts in to showing owners every case as a sample is shown: for
+	// training sets whose tests are published anyway.
+	PublicTests bool `yaml:"public_tests"`
 }
 
 // CheckerSpec is problem.yaml's checker.
@@ -102,7 +112,40 @@ func parseSpec(b []byte, cases int, has func(string) bool) (Spec, error) {
 			return s, specError(ErrBadInteractor, lines.at("interactor"), "interactor: %v", err)
 		}
 	}
+	if err := s.checkSamples(cases, lines); err != nil {
+		return s, err
+	}
 	return s, s.checkSubtasks(cases, lines)
+}
+
+// checkSamples accepts existing case numbers, each once.
+func (s *Spec) checkSamples(cases int, lines lineMap) error {
+	seen := map[int]bool{}
+	for i, c := range s.Samples {
+		at := lines.at(fmt.Sprintf("samples[%d]", i))
+		if c < 1 || c > cases {
+			return specError(ErrBadSamples, at, "samples: case %d does not exist (the tests are 1..%d)", c, cases)
+		}
+		if seen[c] {
+			return specError(ErrBadSamples, at, "samples: case %d is listed twice", c)
+		}
+		seen[c] = true
+	}
+	return nil
+}
+
+// IsSample reports whether case i is one of the samples.
+func (s Spec) IsSample(i int) bool { return slices.Contains(s.Samples, i) }
+
+// SubtaskOf returns the 1-based subtask that case i belongs to, 0 without subtasks:
+// the number a case carries from its first report to the final result.
+func (s Spec) SubtaskOf(i int) int {
+	for si, st := range s.Subtasks {
+		if slices.Contains(st.Cases, i) {
+			return si + 1
+		}
+	}
+	return 0
 }
 
 // syntaxError turns the YAML parser's error ("yaml: line 3: did not find expected key")
@@ -156,7 +199,12 @@ func (s *Spec) checkChecker(has func(string) bool, lines lineMap) error {
 	return nil
 }
 
-// checkSource accepts a C or C++ source at the package's top level.
+// sourceName is what a checker's or interactor's source may be called: a plain file
+// name that no compiler reads as anything else (an option starts with '-', a response
+// file with '@') and that no shell or log line needs quoting for.
+var sourceName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
+
+// checkSource accepts a C or C++ source at the package's top level, under a plain name.
 func checkSource(name string, has func(string) bool) error {
 	if name == "" {
 		return errors.New("empty")
@@ -168,6 +216,10 @@ func checkSource(name string, has func(string) bool) error {
 	case ".c", ".cpp", ".cc":
 	default:
 		return fmt.Errorf("%q: want a .c, .cc or .cpp source", clip(name, 100))
+	}
+	if !sourceName.MatchString(name) {
+		return fmt.Errorf("%q is not a plain file name: use letters, digits, '_', '.', '+' and '-', "+
+			"starting with a letter, a digit or '_' (such as checker.cpp)", clip(name, 100))
 	}
 	if !has(name) {
 		return fmt.Errorf("%q not in the package", clip(name, 100))

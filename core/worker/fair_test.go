@@ -1,0 +1,144 @@
+package worker_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"oj/core/dispatch"
+	"oj/core/job"
+	"oj/core/store"
+	"oj/core/testenv"
+)
+
+// ownerSubmit stores a submission of owner on lane.
+func (h *harness) ownerSubmit(owner int64, lane job.Lane) string {
+	h.t.Helper()
+	id, err := store.Submit(context.Background(), h.db, store.NewSubmission{OwnerID: &owner, ProblemID: "aplusb",
+		ProblemVersion: 1, Language: "cpp17", Lane: lane, Source: "int main(){}", TraceID: testenv.RandomName("fair-")})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}
+
+// tokenID creates an API token and returns its id, a submission owner.
+func (h *harness) tokenID(name string) int64 {
+	h.t.Helper()
+	ctx := context.Background()
+	if _, err := store.CreateToken(ctx, h.db, name, "user"); err != nil {
+		h.t.Fatal(err)
+	}
+	var id int64
+	if err := h.db.QueryRow(ctx, `SELECT id FROM api_tokens WHERE name = $1`, name).Scan(&id); err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}
+
+// steppedJudge starts judgments in the order the worker claims them and finishes each one
+// only when the test says so: the test then counts what was judged before what.
+type steppedJudge struct {
+	mu      sync.Mutex
+	started []string
+	step    chan struct{}
+	begun   chan struct{}
+}
+
+func newSteppedJudge() *steppedJudge {
+	return &steppedJudge{step: make(chan struct{}), begun: make(chan struct{}, 1000)}
+}
+
+func (g *steppedJudge) Judge(ctx context.Context, t job.Task) (job.Outcome, error) {
+	g.mu.Lock()
+	g.started = append(g.started, t.SubmissionID)
+	g.mu.Unlock()
+	g.begun <- struct{}{}
+	select {
+	case <-g.step:
+	case <-ctx.Done():
+		return job.Outcome{}, ctx.Err()
+	}
+	return job.Outcome{Verdict: job.VerdictAC, Score: 100}, nil
+}
+
+func (g *steppedJudge) order() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.started...)
+}
+
+// One user's flood does not starve another: with 40 of alice's submissions queued on a
+// lane with 2 slots, bob's one submission is judged after at most one more of alice's per
+// slot (and the one it tied with), not after all 40. Counted in judgments, not time:
+// every judgment ends only when the test lets it.
+func TestFairReleaseBoundsAnotherUsersWait(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		fair bool
+	}{{"fair release", true}, {"first come first served", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, testenv.PostgresURL(t), testenv.RedisAddr(t), nil)
+			// The window is the slots alone (no rate lookahead), whatever pace the test
+			// steps the judgments at.
+			h.dcfg.FairLookahead = 0
+			h.disp = dispatch.New(h.dcfg, h.db, h.streams, h.clock, h.log, dispatch.NewMetrics(nil))
+			if !tc.fair {
+				h.withoutFairRelease()
+			}
+			alice, bob := h.tokenID(testenv.RandomName("alice-")), h.tokenID(testenv.RandomName("bob-"))
+			const slots = 2
+			cfg := testWorkerConfig("fair-w1")
+			cfg.Concurrency = map[string]int{"heavy": slots}
+			g := newSteppedJudge()
+			// The worker announces its slots before anything is released.
+			h.run(h.newWorker(cfg, g, nil).Run)
+			waitFor(t, func() bool { return h.count(`SELECT count(*) FROM workers`) == 1 })
+			var flood []string
+			for range 40 {
+				flood = append(flood, h.ownerSubmit(alice, job.LaneHeavy))
+			}
+			h.startDispatcher()
+			for range slots {
+				<-g.begun // both slots hold one of alice's
+			}
+			before := len(g.order())
+			mine := h.ownerSubmit(bob, job.LaneHeavy)
+			// Let one judgment end at a time until bob's has started.
+			for judged := 0; ; judged++ {
+				if judged > len(flood) {
+					t.Fatalf("bob's submission never started: order %v", g.order())
+				}
+				order := g.order()
+				if order[len(order)-1] == mine {
+					break
+				}
+				g.step <- struct{}{}
+				<-g.begun
+			}
+			order := g.order()
+			ahead := len(order) - 1 - before // alice's judgments started after bob's submit, before his
+			t.Logf("%s: %d of alice's judgments started between bob's submit and his judgment", tc.name, ahead)
+			if tc.fair && ahead > slots+1 {
+				t.Fatalf("bob waited for %d of alice's judgments, want at most %d (one per slot, plus the one his tag tied with)", ahead, slots+1)
+			}
+			if !tc.fair && ahead < len(flood)-2*slots {
+				t.Fatalf("without fair release bob waited for only %d of alice's judgments: the test does not show the flood", ahead)
+			}
+			// Let everything finish so that the worker stops cleanly.
+			go func() {
+				for {
+					select {
+					case g.step <- struct{}{}:
+					case <-time.After(30 * time.Second):
+						return
+					}
+				}
+			}()
+			h.waitTerminal(append(flood, mine), 60*time.Second)
+		})
+	}
+}
