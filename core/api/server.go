@@ -30,6 +30,7 @@ import (
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 	"oj/core/ops"
+	"oj/core/render"
 	"oj/core/stream"
 )
 
@@ -62,7 +63,7 @@ type Server struct {
 	buckets *buckets
 	backlog *backlog
 	auth    *authCache
-	views   visibilityCache
+	views   render.Visibilities
 	streams *streamGate
 	// followers bounds the results feed's followers.
 	followers *followerGate
