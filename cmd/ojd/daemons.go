@@ -75,6 +75,7 @@ func writeAddrFile(path, addr string) error {
 func newDispatcher(d *deps) *dispatch.Dispatcher {
 	cfg := d.cfg.Dispatcher
 	cfg.Events = d.cfg.Events
+	cfg.Webhooks = d.cfg.Webhooks
 	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 
