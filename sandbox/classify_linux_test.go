@@ -26,6 +26,7 @@ func TestClassifyPrecedence(t *testing.T) {
 		{"SIGXFSZ is OLE", with(func(r *Result) { r.Signal = int(syscall.SIGXFSZ) }), cgroup.Stats{}, "", false, OLE},
 		{"captured stream over the limit is OLE", with(func(r *Result) { r.ExitCode = 0; r.StdoutBytes = MiB + 1 }), cgroup.Stats{}, "", false, OLE},
 		{"captured stream at the limit is OK", with(func(r *Result) { r.ExitCode = 0; r.StdoutBytes = MiB }), cgroup.Stats{}, "", false, OK},
+		{"wall over the limit without the watcher's kill is not TLE", with(func(r *Result) { r.ExitCode = 0; r.Wall = 5 * time.Second }), cgroup.Stats{}, "", false, OK},
 		{"non-zero exit is RE", with(func(r *Result) { r.ExitCode = 2 }), cgroup.Stats{}, "", false, RE},
 		{"SIGSYS is RE", with(func(r *Result) { r.Signal = int(syscall.SIGSYS) }), cgroup.Stats{}, "", false, RE},
 		{"canceled is SE", with(func(r *Result) { r.ExitCode = 0 }), cgroup.Stats{OOMKills: 1}, SE, true, SE},

@@ -50,6 +50,12 @@ type Config struct {
 	CaptureBytes int           `mapstructure:"capture_bytes"`  // kept of a captured stream
 	// PollInterval is how often a run's CPU time is checked against its limit.
 	PollInterval time.Duration `mapstructure:"poll_interval"`
+	// MaxStall bounds a run's stall (Result.Stalled: the time the host held it up,
+	// waiting for a CPU or for its output to be read, which does not count against its
+	// wall limit), as a multiple of its wall limit; a run stalled longer is ended as SE,
+	// the host being too busy to judge it. A run takes at most (1 + MaxStall) × its
+	// wall limit of real time.
+	MaxStall float64 `mapstructure:"max_stall"`
 	// FavorDynmods sets the host's cgroup2 option favordynmods when the pool starts
 	// (cgroup.FavorDynmods): without it each run can wait ~10 ms for an RCU grace period
 	// when it joins its cgroup. It is a host-wide setting; false leaves the host alone.
@@ -83,6 +89,7 @@ func DefaultConfig() Config {
 		ShmBytes:     64 * MiB,
 		CaptureBytes: 64 << 10,
 		PollInterval: 10 * time.Millisecond,
+		MaxStall:     4,
 		FavorDynmods: true,
 	}
 }
@@ -127,6 +134,8 @@ func (c Config) Validate() error {
 		return bad("capture_bytes", "must be ≥ 0")
 	case c.PollInterval < time.Millisecond:
 		return bad("poll_interval", "must be ≥ 1ms")
+	case !(c.MaxStall > 0):
+		return bad("max_stall", "must be > 0 (a multiple of a run's wall limit)")
 	}
 	for _, p := range c.ReadOnly {
 		if !filepath.IsAbs(p) || filepath.Clean(p) != p || p == "/" {

@@ -51,6 +51,7 @@ func (r *runState) result(nr ns.Result, st cgroup.Stats, statErr error) (Result,
 	if res.Wall == 0 {
 		res.Wall = r.hostWall
 	}
+	res.Stalled = min(r.stall.reported(r.stall.start.Add(r.hostWall)), res.Wall)
 	if r.outCap != nil {
 		res.Stdout, res.StdoutBytes = r.outCap.buf, r.outCap.n.Load()
 	} else {
@@ -89,7 +90,9 @@ func (r *runState) result(nr ns.Result, st cgroup.Stats, statErr error) (Result,
 }
 
 // classify applies the precedence SE, MLE, TLE, OLE, RE to a finished run. outputFull
-// says an output file reached Limits.Output.
+// says an output file reached Limits.Output. Wall time is not looked at here: the run's
+// watcher alone can tell an idle program from one the host held up (see stallMeter),
+// and killed it for TLE if it was idle past its wall limit.
 func classify(r Result, st cgroup.Stats, killedFor Status, killMsg string, outputFull bool) (Status, string) {
 	sig := syscall.Signal(r.Signal)
 	l := r.Limits
@@ -102,8 +105,6 @@ func classify(r Result, st cgroup.Stats, killedFor Status, killMsg string, outpu
 		return TLE, killMsg
 	case r.CPU > l.CPU || sig == syscall.SIGXCPU:
 		return TLE, fmt.Sprintf("CPU time %v over %v", r.CPU.Round(time.Millisecond), l.CPU)
-	case r.Wall > l.Wall:
-		return TLE, fmt.Sprintf("wall time %v over %v", r.Wall.Round(time.Millisecond), l.Wall)
 	case killedFor == OLE:
 		return OLE, killMsg
 	case sig == syscall.SIGXFSZ || outputFull || r.StdoutBytes > l.Output || r.StderrBytes > l.Output:

@@ -60,6 +60,10 @@ type runState struct {
 	// upper is the work dir's writable tmpfs, which lives as long as this descriptor:
 	// it is closed, freeing what the run wrote, before the cgroup is settled.
 	upper *os.File
+	// watched are duplicates of the write ends of the output pipes whose reader reads
+	// as fast as it can, for the stall meter (see watchPipe).
+	watched []int
+	stall   *stallMeter
 
 	stdinCopy        chan struct{} // closed when a goroutine is done feeding stdin
 	captures         sync.WaitGroup
@@ -79,6 +83,7 @@ func (r *runState) fail(err error) (Result, error) {
 
 // cleanup closes whatever is still open, and ends a run that never got to Settle.
 func (r *runState) cleanup() {
+	r.closeWatched()
 	if r.upper != nil {
 		r.upper.Close()
 	}
@@ -178,15 +183,53 @@ func (k *killer) reason() (Status, string) {
 }
 
 // execute runs the request in the slot while watching CPU, wall time and the context.
+// Wall time is counted from the program's start and without the run's stall (see
+// stallMeter): when the wall timer fires, the time the host held the run up so far is
+// read and the timer set again for what is left, until the program has had its whole
+// wall limit to itself.
 func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 	lim, g := r.lim, r.g
 	start := time.Now()
+	r.stall = newStallMeter(start, lim.Wall, g.Threads, r.watched)
+	maxStall := time.Duration(r.p.cfg.MaxStall * float64(lim.Wall))
 	stop := make(chan struct{})
+	stalledOut := func(now time.Time) (Status, string, bool) {
+		setup, stalled := r.stall.setup(now), r.stall.stalled(now)
+		if setup+stalled > maxStall {
+			return SE, fmt.Sprintf("the host held the run up for %v (starting it %v, then waiting for a CPU or for "+
+				"its output to be read %v of %v), over sandbox.max_stall × its wall limit (%v): the host is too busy to judge it",
+				(setup + stalled).Round(time.Millisecond), setup.Round(time.Millisecond), stalled.Round(time.Millisecond),
+				r.stall.elapsed(now).Round(time.Millisecond), maxStall), true
+		}
+		return "", "", false
+	}
 	overCPU := func() (Status, string, bool) {
+		now := time.Now()
+		r.stall.sample(now, false)
+		if st, msg, kill := stalledOut(now); kill {
+			return st, msg, kill
+		}
 		if cpu, err := g.CPU(); err != nil || cpu <= lim.CPU {
 			return "", "", false
 		}
 		return TLE, fmt.Sprintf("CPU time over %v", lim.CPU), true
+	}
+	var left time.Duration // wall time the run still has, once the timer fired
+	overWall := func() (Status, string, bool) {
+		now := time.Now()
+		r.stall.sample(now, true)
+		if st, msg, kill := stalledOut(now); kill {
+			return st, msg, kill
+		}
+		stalled := r.stall.stalled(now)
+		if left = lim.Wall - (r.stall.elapsed(now) - stalled); left > 0 {
+			return "", "", false
+		}
+		if !r.stall.idle() {
+			left = r.p.cfg.PollInterval // it wants a CPU now, or it has ended: look again soon
+			return "", "", false
+		}
+		return TLE, fmt.Sprintf("wall time over %v (not counting %v the host stalled the run)", lim.Wall, stalled.Round(time.Millisecond)), true
 	}
 	go func() {
 		tick := time.NewTicker(r.p.cfg.PollInterval)
@@ -201,8 +244,10 @@ func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 				r.kill.killFor(SE, "canceled: "+ctx.Err().Error())
 				return
 			case <-wall.C:
-				r.kill.killFor(TLE, fmt.Sprintf("wall time over %v", lim.Wall))
-				return
+				if r.kill.killWhen(overWall) {
+					return
+				}
+				wall.Reset(left)
 			case <-tick.C:
 				if r.kill.killWhen(overCPU) {
 					return

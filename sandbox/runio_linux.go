@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"oj/sandbox/ns"
 )
 
@@ -59,19 +61,23 @@ func (r *runState) stdin() error {
 // outputs sets the program's standard output and error.
 func (r *runState) outputs() error {
 	var err error
-	if r.req.Stdout, r.outCap, r.outFile, err = r.output(r.spec.StdoutFile, r.spec.StdoutPath, r.spec.StdoutCap, "stdout"); err != nil {
+	if r.req.Stdout, r.outCap, r.outFile, err = r.output(r.spec.StdoutFile, r.spec.StdoutDrained, r.spec.StdoutPath, r.spec.StdoutCap, "stdout"); err != nil {
 		return err
 	}
-	r.req.Stderr, r.errCap, r.errFile, err = r.output(r.spec.StderrFile, r.spec.StderrPath, r.spec.StderrCap, "stderr")
+	r.req.Stderr, r.errCap, r.errFile, err = r.output(r.spec.StderrFile, r.spec.StderrDrained, r.spec.StderrPath, r.spec.StderrCap, "stderr")
 	return err
 }
 
 // output returns what the program writes to (the caller's file, a file created at
 // path, or a pipe captured up to capBytes and counted against Limits.Output, whose
-// overflow kills the run for OLE), the capture if any, and the file if not.
-func (r *runState) output(file *os.File, path string, capBytes int, name string) (*os.File, *capture, *os.File, error) {
+// overflow kills the run for OLE), the capture if any, and the file if not. drained
+// says the caller reads file as fast as it can (see Spec.StdoutDrained).
+func (r *runState) output(file *os.File, drained bool, path string, capBytes int, name string) (*os.File, *capture, *os.File, error) {
 	switch {
 	case file != nil:
+		if drained {
+			r.watchPipe(file)
+		}
 		return file, nil, file, nil
 	case path != "":
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
@@ -87,6 +93,7 @@ func (r *runState) output(file *os.File, path string, capBytes int, name string)
 	}
 	r.handed = append(r.handed, w)
 	r.readEnds = append(r.readEnds, pr)
+	r.watchPipe(w) // the capture below reads it as fast as it can
 	if capBytes <= 0 {
 		capBytes = r.p.cfg.CaptureBytes
 	}
@@ -143,10 +150,40 @@ func (r *runState) closeHanded() {
 	r.handed = nil
 }
 
+// watchPipe lets the stall meter see when f, the write end of a pipe whose reader reads
+// as fast as it can, is full (the program then waits on its reader). It keeps a
+// duplicate of the descriptor: f may be closed by its owner as soon as the run has it.
+// Anything but a pipe is not watched (a file never makes its writer wait on a reader).
+func (r *runState) watchPipe(f *os.File) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) {
+		var st unix.Stat_t
+		if unix.Fstat(int(fd), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+			return
+		}
+		if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			r.watched = append(r.watched, d)
+		}
+	})
+}
+
+// closeWatched closes the watched pipes' duplicates: a capture reader sees the end of
+// its output only once every write end is closed.
+func (r *runState) closeWatched() {
+	for _, fd := range r.watched {
+		unix.Close(fd)
+	}
+	r.watched = nil
+}
+
 // closeStreams is called once every process of the run is dead: output file sizes are
 // taken, our copies of the pipes' write ends go (if they are still open) so that the
 // capture readers see EOF, and the readers and the stdin feeder are waited for.
 func (r *runState) closeStreams() {
+	r.closeWatched()
 	r.closeHanded()
 	if r.outFile != nil {
 		r.outSize = fileSize(r.outFile)

@@ -63,11 +63,11 @@ type Status string
 // The statuses of a run.
 const (
 	OK  Status = "OK"  // exited with code 0 within every limit
-	TLE Status = "TLE" // CPU time over Limits.CPU, or wall time over Limits.Wall
+	TLE Status = "TLE" // CPU time over Limits.CPU, or idle with wall time less Result.Stalled over Limits.Wall
 	MLE Status = "MLE" // the memory limit was hit (OOM kill) or exceeded
 	OLE Status = "OLE" // more than Limits.Output bytes on stdout/stderr or in one file
 	RE  Status = "RE"  // killed by a signal or exited with a non-zero code
-	SE  Status = "SE"  // the sandbox itself failed; Result.Error says at which step
+	SE  Status = "SE"  // the sandbox failed (Result.Error says at which step), or the host stalled the run past Config.MaxStall
 )
 
 // Limits bound one run. A zero field takes the pool's default from Config.
@@ -76,7 +76,9 @@ type Limits struct {
 	// polled every Config.PollInterval; the run is killed just over it).
 	CPU time.Duration
 	// Wall is the real-time limit; zero means 3 × CPU + 1 s. It catches sleepers and
-	// programs blocked on a read.
+	// programs blocked on a read: a run is ended for it only while idle (no thread
+	// runnable). The time the host held the run up (Result.Stalled: waiting for a CPU,
+	// or for its output to be read) does not count against it.
 	Wall time.Duration
 	// Memory is the memory limit in bytes (cgroup, page cache included, no swap).
 	Memory int64
@@ -145,6 +147,13 @@ type Spec struct {
 	StderrPath string
 	StderrCap  int
 
+	// StdoutDrained and StderrDrained say that StdoutFile and StderrFile, where they
+	// are pipes, are read by the caller as fast as it can (as the sandbox reads a
+	// captured stream): while one is full the program waits on the caller, and that
+	// time is its stall, not counted against Limits.Wall. Leave them unset for a pipe
+	// to another program (an interactor), whose not reading is that program's doing.
+	StdoutDrained, StderrDrained bool
+
 	// Limits for this run; zero fields take Config's defaults.
 	Limits Limits
 }
@@ -160,6 +169,12 @@ type Result struct {
 	CPU time.Duration
 	// Wall is the real time from start to the main process's exit.
 	Wall time.Duration
+	// Stalled is the part of Wall during which the host held the run up: a thread of it
+	// waited for a CPU, it was blocked on an output pipe its reader had not emptied (a
+	// captured stream, or Spec.StdoutDrained), or it waited to join its cgroup. It is
+	// not counted against Limits.Wall; it is measured, not exact, and errs on the short
+	// side.
+	Stalled time.Duration
 	// Memory is the peak memory of the run in bytes (cgroup).
 	Memory int64
 	// StdoutBytes and StderrBytes count everything written (captured, or the size of

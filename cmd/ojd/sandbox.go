@@ -28,15 +28,18 @@ func newSandboxCmd() *cobra.Command {
 
 // sandboxRunOutput is the one JSON object "ojd sandbox run" prints.
 type sandboxRunOutput struct {
-	Status   sandbox.Status `json:"status"`
-	CPUMs    int64          `json:"cpu_ms"`
-	WallMs   int64          `json:"wall_ms"`
-	MemoryKB int64          `json:"memory_kb"`
-	ExitCode int            `json:"exit_code"`
-	Signal   int            `json:"signal"`
-	Stdout   string         `json:"stdout"`
-	Stderr   string         `json:"stderr"`
-	Error    string         `json:"error"`
+	Status sandbox.Status `json:"status"`
+	CPUMs  int64          `json:"cpu_ms"`
+	WallMs int64          `json:"wall_ms"`
+	// StalledMs is the part of wall_ms the host held the run up (waiting for a CPU, or
+	// for its output to be read), not counted against the wall limit.
+	StalledMs int64  `json:"stalled_ms"`
+	MemoryKB  int64  `json:"memory_kb"`
+	ExitCode  int    `json:"exit_code"`
+	Signal    int    `json:"signal"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	Error     string `json:"error"`
 }
 
 // sandboxRunExcerpt is how much of stdout and stderr the JSON carries.
@@ -54,8 +57,10 @@ func newSandboxRunCmd() *cobra.Command {
 		Short: "Run one command in the sandbox and print the result as JSON",
 		Long: `Runs CMD in the sandbox with the given limits (DIR, if given, becomes the writable
 work dir /w) and prints one JSON object:
-{"status":"OK|TLE|MLE|OLE|RE|SE","cpu_ms","wall_ms","memory_kb","exit_code","signal",
- "stdout","stderr","error"} (stdout and stderr cut to 4 KiB).
+{"status":"OK|TLE|MLE|OLE|RE|SE","cpu_ms","wall_ms","stalled_ms","memory_kb","exit_code",
+ "signal","stdout","stderr","error"} (stdout and stderr cut to 4 KiB). stalled_ms is the
+part of wall_ms the host held the run up (waiting for a CPU, or for its output to be
+read): it does not count against --wall.
 The exit code is 0 whenever the sandbox itself worked, whatever the program did.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -86,7 +91,8 @@ The exit code is 0 whenever the sandbox itself worked, whatever the program did.
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			if err := enc.Encode(sandboxRunOutput{
 				Status: res.Status, CPUMs: res.CPU.Milliseconds(), WallMs: res.Wall.Milliseconds(),
-				MemoryKB: res.Memory / 1024, ExitCode: res.ExitCode, Signal: res.Signal,
+				StalledMs: res.Stalled.Milliseconds(),
+				MemoryKB:  res.Memory / 1024, ExitCode: res.ExitCode, Signal: res.Signal,
 				Stdout: string(res.Stdout), Stderr: string(res.Stderr), Error: res.Error,
 			}); err != nil {
 				return err

@@ -103,6 +103,7 @@ func (tk *task) runWithInput(ctx context.Context, inPath string) (Result, *outpu
 	}
 	defer errs.wait()
 	s.Stdin, s.Stdout, s.Stderr = in, out.w, errs.w
+	s.StdoutDrained, s.StderrDrained = true, true
 	// The sinks reach end of file as soon as the run is over, not after Run returns.
 	s.OnStart = func() { out.w.Close(); errs.w.Close() }
 	res, err := tk.j.runner.Run(ctx, s)
@@ -122,7 +123,10 @@ func (tk *task) runWithInput(ctx context.Context, inPath string) (Result, *outpu
 // (stdout or stderr went past the output limit, and the judge then stopped reading it)
 // counts as OLE ahead of TLE and RE: the program then dies of SIGPIPE, or a runtime
 // that ignores it (Python, the JVM) fails or spins on the refused write, and what went
-// wrong first was the output.
+// wrong first was the output. A wall-time TLE is the runner's status: only the sandbox
+// can tell a program idle past its wall limit from one the host held up (Result.Stalled:
+// waiting for a CPU, or for the judge to read its output), and a busy host must not
+// turn the second into TLE. CPU time is checked here as well: it is exact.
 func (tk *task) resourceVerdict(res Result, stderr []byte, outputFull bool) (job.Verdict, string) {
 	oom := tk.lang.OOMMarker != "" && bytes.Contains(stderr, []byte(tk.lang.OOMMarker))
 	switch {
@@ -132,8 +136,6 @@ func (tk *task) resourceVerdict(res Result, stderr []byte, outputFull bool) (job
 		return job.VerdictOLE, "output limit exceeded"
 	case res.Status == StatusTLE || res.CPU > tk.cpu:
 		return job.VerdictTLE, "time limit exceeded"
-	case res.Wall > tk.wall:
-		return job.VerdictTLE, "wall time limit exceeded"
 	case res.Status == StatusOLE || res.Signal == int(syscall.SIGXFSZ):
 		return job.VerdictOLE, "output limit exceeded"
 	case res.Status == StatusRE || res.ExitCode != 0 || res.Signal != 0:
@@ -202,19 +204,21 @@ func (tk *task) runTool(ctx context.Context, box string, argv []string, stdin, s
 		stdout = out.w
 	}
 	s := Spec{
-		Argv:        argv,
-		Env:         baseEnv,
-		Dir:         box,
-		Stdin:       stdin,
-		Stdout:      stdout,
-		Stderr:      errs.w,
-		CPU:         lim.CPU,
-		Wall:        wall,
-		MemoryBytes: int64(lim.MemoryMB) << 20,
-		OutputBytes: limit,
-		StackBytes:  int64(lim.MemoryMB) << 20,
-		Processes:   lim.Processes,
-		OnStart:     onStart,
+		Argv:          argv,
+		Env:           baseEnv,
+		Dir:           box,
+		Stdin:         stdin,
+		Stdout:        stdout,
+		Stderr:        errs.w,
+		StdoutDrained: out != nil, // else a pipe to the solution
+		StderrDrained: true,
+		CPU:           lim.CPU,
+		Wall:          wall,
+		MemoryBytes:   int64(lim.MemoryMB) << 20,
+		OutputBytes:   limit,
+		StackBytes:    int64(lim.MemoryMB) << 20,
+		Processes:     lim.Processes,
+		OnStart:       onStart,
 	}
 	res, err := tk.j.runner.Run(ctx, s)
 	errs.wait()

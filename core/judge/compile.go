@@ -92,6 +92,8 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		ReadOnlyPaths: ro,
 		Stdout:        log.w,
 		Stderr:        log.w,
+		StdoutDrained: true,
+		StderrDrained: true,
 		CPU:           cpu,
 		Wall:          wall,
 		MemoryBytes:   int64(lim.MemoryMB) << 20,

@@ -16,8 +16,9 @@ import (
 // toolchain this host lacks (another worker, configured differently, may judge it — the
 // API accepted the language from its own configuration), the object store or the cache
 // failing, the sandbox failing, a compile cut short by its time or wall limit while
-// judging (a loaded host: the same tool compiled within its bounds at upload), a context
-// that ended. Those stay errors to retry.
+// judging (a loaded host: the same tool compiled within its bounds at upload), a run the
+// sandbox gave up because the host held it up past sandbox.max_stall, a context that
+// ended. Those stay errors to retry.
 type PermanentError struct{ Err error }
 
 func (e *PermanentError) Error() string { return e.Err.Error() }

@@ -76,6 +76,9 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 		defer wg.Done()
 		s := tk.runSpec()
 		s.Stdin, s.Stdout, s.Stderr, s.OnStart = toSol, fromSol, errs.w, closeSolEnds
+		// Its stdout is the interactor's to read (not reading is the interactor's own
+		// doing); its stderr is the judge's.
+		s.StderrDrained = true
 		solRes, solErr = tk.j.runner.Run(ctx, s)
 		closeSolEnds()
 		errs.wait()

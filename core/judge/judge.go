@@ -11,8 +11,16 @@
 // retrying would give the same answer, so the worker ends the submission at once as SE
 // with that reason. Any other error means it could not decide and another attempt might:
 // the object store or the cache failed, the sandbox could not run a program or reported
-// its own failure (status SE), a checker's compile was cut short by its time limit, the
-// worker lacks the language's toolchain, the context ended (see PermanentError).
+// its own failure (status SE, which includes a run the host held up past
+// sandbox.max_stall: too busy to judge it), a checker's compile was cut short by its
+// time limit, a compile waited past its wall limit with CPU time to spare, the worker
+// lacks the language's toolchain, the context ended (see PermanentError).
+//
+// Verdicts do not change with the host's load. A wall-time TLE is the sandbox's call:
+// it counts neither the time a program waited for a CPU nor the time it waited, blocked
+// on a full pipe, for the judge to read its output (Result.Stalled), and ends a run for
+// wall time only while it is idle. The judge reads output as cheaply as it can (see
+// outputSink) and checks CPU time itself. A compile over its CPU limit is CE.
 package judge
 
 import (

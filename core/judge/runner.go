@@ -36,11 +36,16 @@ type Spec struct {
 	// Stdin, Stdout, Stderr are handed to the program; nil means empty input or
 	// discarded output. They may be pipes (interactive problems).
 	Stdin, Stdout, Stderr *os.File
-	CPU, Wall             time.Duration
-	MemoryBytes           int64
-	OutputBytes           int64
-	StackBytes            int64
-	Processes             int
+	// StdoutDrained and StderrDrained say the judge reads Stdout and Stderr (its
+	// outputSinks) as fast as it can: a program waiting on a full one waits on the
+	// judge, not counted against its wall limit (sandbox.Spec.StdoutDrained). Not set
+	// for a pipe to another program (an interactor).
+	StdoutDrained, StderrDrained bool
+	CPU, Wall                    time.Duration
+	MemoryBytes                  int64
+	OutputBytes                  int64
+	StackBytes                   int64
+	Processes                    int
 	// OnStart, if set, is called once the program holds its copies of Stdin, Stdout and
 	// Stderr, so the caller can close its own pipe ends (the other side then sees EOF
 	// when this program exits). A runner that cannot tell calls it when Run returns.
@@ -49,9 +54,14 @@ type Spec struct {
 
 // Result is how a run ended.
 type Result struct {
-	Status   Status
-	CPU      time.Duration
-	Wall     time.Duration
+	Status Status
+	CPU    time.Duration
+	Wall   time.Duration
+	// Stalled is the part of Wall the host held the run up (waiting for a CPU, or for
+	// the judge to read its output); the runner does not count it against the wall
+	// limit, and the runner alone decides a wall-time TLE (only it can tell an idle
+	// program from a held-up one).
+	Stalled  time.Duration
 	MemoryKB int64
 	ExitCode int
 	Signal   int

@@ -39,6 +39,10 @@ func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
 		StderrFile: s.Stderr,
 		StdoutCap:  1,
 		StderrCap:  1,
+		// The judge's outputSinks read as fast as they can: waiting on them is not the
+		// program's time.
+		StdoutDrained: s.StdoutDrained,
+		StderrDrained: s.StderrDrained,
 		// Every run but a compile leaves Dir as it found it: case N never sees what
 		// case N-1 wrote, and nothing of it stays charged to a sandbox slot.
 		DiscardWrites: !s.KeepWrites,
@@ -57,6 +61,7 @@ func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
 		Status:   Status(res.Status),
 		CPU:      res.CPU,
 		Wall:     res.Wall,
+		Stalled:  res.Stalled,
 		MemoryKB: res.Memory >> 10,
 		ExitCode: res.ExitCode,
 		Signal:   res.Signal,

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"oj/core/job"
@@ -184,85 +182,4 @@ func clipString(s string, n int) string {
 		s = s[:n] + "…"
 	}
 	return strings.ToValidUTF8(s, "?")
-}
-
-// outputSink receives one output stream of a run through a pipe, so that what a
-// program writes costs neither disk (as files in the work dir did, slowly whenever the
-// disk was busy) nor the run's memory (as files on a tmpfs would: pages are charged to
-// the cgroup of the process that writes them, so a flood of output would become MLE
-// before OLE, and stay charged to the sandbox slot after the run). The worker reads
-// the pipe and keeps the first keep bytes in its own memory — at most the output limit
-// per stream of a run in flight. It counts everything; once more than limit bytes have
-// come, the output is over the limit (OLE, exact: limit bytes are fine, one more is
-// not) and the sink closes its end, so the program's next write fails (EPIPE, or
-// SIGPIPE) and the run ends at once instead of writing on until its time runs out.
-type outputSink struct {
-	w     *os.File // the write end, handed to the run; closed by wait
-	r     *os.File
-	keep  int
-	limit int64
-	buf   []byte
-	n     int64
-	over  bool
-	done  chan struct{}
-}
-
-// sinkPipeBytes is the pipe buffer a sink asks for (the kernel's default is 64 KiB): a
-// program writing its output at full speed then hands the worker large chunks and waits
-// for it far less often. The buffer's pages exist only while they hold unread output.
-const sinkPipeBytes = 1 << 20
-
-// sinkBufs are the read buffers for what a sink counts but does not keep.
-var sinkBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
-
-func newOutputSink(keep int, limit int64) (*outputSink, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("output pipe: %w", err)
-	}
-	growPipe(w, sinkPipeBytes)
-	s := &outputSink{w: w, r: r, keep: keep, limit: limit, done: make(chan struct{})}
-	go s.drain()
-	return s, nil
-}
-
-func (s *outputSink) drain() {
-	defer close(s.done)
-	defer s.r.Close()
-	var scratch []byte
-	for {
-		var k int
-		var err error
-		if len(s.buf) < s.keep {
-			// Read straight into what is kept, growing it as output comes.
-			if len(s.buf) == cap(s.buf) {
-				s.buf = slices.Grow(s.buf, min(max(4<<10, 2*cap(s.buf)), s.keep)-len(s.buf))
-			}
-			k, err = s.r.Read(s.buf[len(s.buf):min(cap(s.buf), s.keep)])
-			s.buf = s.buf[:len(s.buf)+k]
-		} else {
-			if scratch == nil {
-				bp := sinkBufs.Get().(*[]byte)
-				defer sinkBufs.Put(bp)
-				scratch = *bp
-			}
-			k, err = s.r.Read(scratch)
-		}
-		s.n += int64(k)
-		if s.n > s.limit {
-			s.over = true
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// wait closes the worker's copy of the write end and waits for the run's copies to go
-// (the sandbox has killed every process of the run when Run returns): then buf, n and
-// over are final. It may be called more than once.
-func (s *outputSink) wait() {
-	s.w.Close()
-	<-s.done
 }

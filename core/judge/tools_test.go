@@ -106,7 +106,7 @@ func TestToolCompileCutShortIsRetryable(t *testing.T) {
 	needSandbox(t)
 	defer func(d time.Duration) { toolBuildBackoff = d }(toolBuildBackoff)
 	toolBuildBackoff = 10 * time.Millisecond
-	j := toolJudge(t, "tight", func(c *Config) { c.ToolCompile.CPU, c.ToolCompile.Wall = time.Millisecond, time.Millisecond })
+	j := toolJudge(t, "tight", func(c *Config) { c.ToolCompile.CPU, c.ToolCompile.Wall = time.Millisecond, time.Minute })
 	sha := putProblem(t, libProblem(map[string]string{"judgelib.h": judgeLibH}))
 	_, err := j.Judge(context.Background(), job.Task{SubmissionID: "tight", ProblemSHA256: sha, Language: "python3",
 		Source: "print(1)\n", Attempt: 1})

@@ -31,6 +31,10 @@ type Group interface {
 	ProcsFiles() ([]*os.File, error)
 	// CPU returns the CPU time used by all threads of the group since Reset.
 	CPU() (time.Duration, error)
+	// Threads lists the thread ids (as this process's PID namespace numbers them) of
+	// every process in the group now: the run's tasks, whose scheduler statistics say
+	// how long each waited for a CPU (see sandbox's stall meter).
+	Threads() ([]int, error)
 	// Stats reads the group's counters since Reset. The peak does not include what
 	// earlier runs left charged to the group (page cache Settle keeps; see
 	// dropInherited).

@@ -103,6 +103,14 @@ func (g *v2LeafGroup) CPU() (time.Duration, error) {
 	return g.run.CPU()
 }
 
+// Threads implements Group: the current run's leaf's.
+func (g *v2LeafGroup) Threads() ([]int, error) {
+	if g.run == nil {
+		return nil, errNoRun
+	}
+	return g.run.Threads()
+}
+
 // Stats implements Group: the current run's leaf's, whose counters started at zero.
 func (g *v2LeafGroup) Stats() (Stats, error) {
 	if g.run == nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,6 +159,36 @@ func (n *node) procsFiles() ([]*os.File, error) {
 	}
 	n.procs = files
 	return files, nil
+}
+
+// threads reads the thread ids listed in controller c's file name ("tasks" on v1,
+// "cgroup.threads" on v2), opened afresh: a kept v1 descriptor does not see later
+// changes.
+func (n *node) threads(c, name string) ([]int, error) {
+	f, err := n.ops().OpenFile(filepath.Join(n.dirs[c], name), os.O_RDONLY)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup %s: %w", name, err)
+	}
+	defer f.Close()
+	var b []byte
+	for {
+		b = slices.Grow(b, 4096)
+		k, err := f.ReadAt(b[len(b):cap(b)], int64(len(b)))
+		b = b[:len(b)+k]
+		if err == io.EOF || k == 0 && err == nil {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cgroup %s: %w", name, err)
+		}
+	}
+	var tids []int
+	for _, f := range strings.Fields(string(b)) {
+		if tid, err := strconv.Atoi(f); err == nil && tid > 0 {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
 }
 
 // killListed sends SIGKILL to each pid listed in the cgroup.procs of every directory

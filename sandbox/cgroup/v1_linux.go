@@ -110,6 +110,9 @@ func (g *v1Group) CPU() (time.Duration, error) {
 	return time.Duration(ns), err
 }
 
+// Threads implements Group: every v1 hierarchy holds the same tasks; cpuacct's are read.
+func (g *v1Group) Threads() ([]int, error) { return g.threads("cpuacct", "tasks") }
+
 // Stats implements Group.
 func (g *v1Group) Stats() (Stats, error) {
 	var s Stats

@@ -89,6 +89,9 @@ func (g *v2Group) CPU() (time.Duration, error) {
 	return time.Duration(us)*time.Microsecond - g.base.cpu, err
 }
 
+// Threads implements Group.
+func (g *v2Group) Threads() ([]int, error) { return g.threads("", "cgroup.threads") }
+
 // Stats implements Group.
 func (g *v2Group) Stats() (Stats, error) {
 	var s Stats

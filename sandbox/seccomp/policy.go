@@ -21,6 +21,12 @@ var Denied = []string{
 	"userfaultfd", "move_pages", "migrate_pages", "mbind", "set_mempolicy",
 	// fanotify and handles on the host
 	"fanotify_init",
+	// scheduling priority: a run that makes itself the host's last choice (nice 19,
+	// SCHED_IDLE) waits for a CPU whenever the host is busy, and the sandbox counts that
+	// wait as the host's (Result.Stalled), not the program's: it would run past its wall
+	// limit into sandbox.max_stall and end as SE, a system error retried until dead
+	// instead of the TLE it earned. No judged program needs to change its priority.
+	"setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam",
 }
 
 // AllowedSocketFamilies are the only address families socket(2) and socketpair(2)
