@@ -212,6 +212,18 @@ func FinishWebhookTries(ctx context.Context, db DB, owner string, now time.Time,
 	tries []WebhookTry) (recorded int, disabled []DisabledEndpoint, err error) {
 	err = InTx(ctx, db, func(tx pgx.Tx) error {
 		recorded, disabled = 0, nil
+		// The endpoints first, in one order: a removal locks its endpoint before its
+		// deliveries (the cascade), and so does every recording, so neither they nor two
+		// dispatchers recording at once wait on each other in a circle. NO KEY UPDATE
+		// leaves the fan-out's inserts (a foreign key's KEY SHARE) free to go on.
+		eps := make([]string, 0, len(tries))
+		for _, t := range tries {
+			eps = append(eps, t.EndpointID)
+		}
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM webhook_endpoints WHERE id = ANY($1::uuid[]) ORDER BY id
+			FOR NO KEY UPDATE`, eps); err != nil {
+			return err
+		}
 		var okIDs, okEndpoints []string
 		var okAttempts []int
 		var okStatus []int

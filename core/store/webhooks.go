@@ -198,37 +198,55 @@ const DeliveredWindow = 24 * time.Hour
 
 // ListWebhookEndpoints lists every endpoint, oldest first, with its statistics as of now.
 func ListWebhookEndpoints(ctx context.Context, db DB, now time.Time) ([]WebhookEndpointStats, error) {
-	scan := func(row pgx.Row, s *WebhookEndpointStats) error {
-		var meta []byte
-		var startTx string
-		ep := &s.WebhookEndpoint
-		if err := row.Scan(&ep.ID, &ep.URL, &ep.EventTypes, &meta, &ep.Secret, &ep.PreviousSecret, &ep.PreviousUntil,
-			&ep.Enabled, &ep.DisabledReason, &ep.DisabledAt, &ep.FailingSince, &ep.LastError, &ep.LastErrorAt,
-			&startTx, &ep.Start.ID, &ep.CreatedAt, &ep.CreatedBy,
-			&s.Pending, &s.Retrying, &s.OldestPending, &s.Delivered, &s.LastDelivered, &s.Failed); err != nil {
-			return err
-		}
-		tx, err := strconv.ParseUint(startTx, 10, 64)
-		if err != nil {
-			return err
-		}
-		ep.Start.TxID = tx
-		if ep.EventTypes == nil {
-			ep.EventTypes = []string{}
-		}
-		return json.Unmarshal(meta, &ep.Metadata)
+	return queryAll(ctx, db, "list webhook endpoints", scanEndpointStats, endpointStatsQuery+` ORDER BY e.created_at, e.id`,
+		now.Add(-DeliveredWindow))
+}
+
+// GetWebhookEndpointStats reads one endpoint with its statistics as of now; ErrNotFound
+// when there is none.
+func GetWebhookEndpointStats(ctx context.Context, db DB, id string, now time.Time) (*WebhookEndpointStats, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, fmt.Errorf("webhook endpoint %q: %w", clip(id, 40), ErrNotFound)
 	}
-	return queryAll(ctx, db, "list webhook endpoints", scan, `SELECT `+endpointColumns+`,
-		       p.n, p.retrying, p.oldest, d.n, d.last, f.n
-		  FROM webhook_endpoints e
-		  CROSS JOIN LATERAL (SELECT count(*)::int AS n, (count(*) FILTER (WHERE attempts > 0 AND lease_owner = ''))::int AS retrying,
-		                             min(created_at) AS oldest
-		                        FROM webhook_deliveries WHERE endpoint_id = e.id AND status = 'pending') p
-		  CROSS JOIN LATERAL (SELECT count(*)::int AS n, max(delivered_at) AS last FROM webhook_deliveries
-		                       WHERE endpoint_id = e.id AND created_at > $1 AND status = 'delivered') d
-		  CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM webhook_deliveries
-		                       WHERE endpoint_id = e.id AND status = 'failed') f
-		 ORDER BY e.created_at, e.id`, now.Add(-DeliveredWindow))
+	var s WebhookEndpointStats
+	if err := scanEndpointStats(db.QueryRow(ctx, endpointStatsQuery+` WHERE e.id = $2`, now.Add(-DeliveredWindow), id), &s); err != nil {
+		return nil, translate(err, "webhook endpoint")
+	}
+	return &s, nil
+}
+
+// endpointStatsQuery reads endpoints with their statistics; $1 is when the delivered
+// count starts.
+const endpointStatsQuery = `SELECT ` + endpointColumns + `,
+	       p.n, p.retrying, p.oldest, d.n, d.last, f.n
+	  FROM webhook_endpoints e
+	  CROSS JOIN LATERAL (SELECT count(*)::int AS n, (count(*) FILTER (WHERE attempts > 0 AND lease_owner = ''))::int AS retrying,
+	                             min(created_at) AS oldest
+	                        FROM webhook_deliveries WHERE endpoint_id = e.id AND status = 'pending') p
+	  CROSS JOIN LATERAL (SELECT count(*)::int AS n, max(delivered_at) AS last FROM webhook_deliveries
+	                       WHERE endpoint_id = e.id AND created_at > $1 AND status = 'delivered') d
+	  CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM webhook_deliveries
+	                       WHERE endpoint_id = e.id AND status = 'failed') f`
+
+func scanEndpointStats(row pgx.Row, s *WebhookEndpointStats) error {
+	var meta []byte
+	var startTx string
+	ep := &s.WebhookEndpoint
+	if err := row.Scan(&ep.ID, &ep.URL, &ep.EventTypes, &meta, &ep.Secret, &ep.PreviousSecret, &ep.PreviousUntil,
+		&ep.Enabled, &ep.DisabledReason, &ep.DisabledAt, &ep.FailingSince, &ep.LastError, &ep.LastErrorAt,
+		&startTx, &ep.Start.ID, &ep.CreatedAt, &ep.CreatedBy,
+		&s.Pending, &s.Retrying, &s.OldestPending, &s.Delivered, &s.LastDelivered, &s.Failed); err != nil {
+		return err
+	}
+	tx, err := strconv.ParseUint(startTx, 10, 64)
+	if err != nil {
+		return err
+	}
+	ep.Start.TxID = tx
+	if ep.EventTypes == nil {
+		ep.EventTypes = []string{}
+	}
+	return json.Unmarshal(meta, &ep.Metadata)
 }
 
 // DeleteWebhookEndpoint removes an endpoint and its deliveries, and returns how many of
