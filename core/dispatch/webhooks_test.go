@@ -2,12 +2,17 @@ package dispatch_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -390,5 +395,145 @@ func TestDispatcherWithoutAllowPrivateRefusesLoopback(t *testing.T) {
 	}
 	if hits.Load() != 0 || lastErr != "refused: 127.0.0.1 is a loopback address (webhooks.allow_private is off)" {
 		t.Fatalf("receiver hit %d times, last error %q", hits.Load(), lastErr)
+	}
+}
+
+// verifySignature is the receiver's side of Standard Webhooks, written here from the
+// specification rather than with the sender's code: the HMAC-SHA256 of
+// "{webhook-id}.{webhook-timestamp}.{body}" under the secret's base64-decoded key, in
+// base64, is one of the header's space-separated "v1,<signature>" entries.
+func verifySignature(secret string, h http.Header, body []byte) bool {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		return false
+	}
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "%s.%s.", h.Get("webhook-id"), h.Get("webhook-timestamp"))
+	mac.Write(body)
+	want := mac.Sum(nil)
+	for _, sig := range strings.Fields(h.Get("webhook-signature")) {
+		version, b64, ok := strings.Cut(sig, ",")
+		got, err := base64.StdEncoding.DecodeString(b64)
+		if ok && version == "v1" && err == nil && hmac.Equal(got, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// A receiver that answers 500, then does not answer in time, then 200 gets the event
+// three times under one webhook-id, each signed so that its own HMAC code verifies it,
+// and the delivery ends delivered after three tries. The clock is moved between tries.
+func TestDeliveryThrough500AndATimeoutTo200KeepsItsID(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Now())
+	h := newHookEnv(t, clk)
+	h.cfg.Webhooks.Timeout = 300 * time.Millisecond
+	var mu sync.Mutex
+	type got struct {
+		header http.Header
+		body   []byte
+	}
+	var tries []got
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		tries = append(tries, got{r.Header.Clone(), body})
+		n := len(tries)
+		mu.Unlock()
+		switch n {
+		case 1:
+			http.Error(w, "boom", http.StatusInternalServerError)
+		case 2:
+			<-r.Context().Done() // no answer: the sender's timeout ends it
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	defer srv.Close()
+	ep := h.endpoint(srv.URL, []string{"submission.queued"}, nil)
+	var secret string
+	if err := h.db.QueryRow(context.Background(), `SELECT secret FROM webhook_endpoints WHERE id = $1`, ep).Scan(&secret); err != nil {
+		t.Fatal(err)
+	}
+	d, m := h.dispatcher()
+	sub := h.submit(map[string]string{"user": "u7"})
+	h.fanOutUntil(d, 1)
+	for i, advance := range []time.Duration{0, 10 * time.Second, 2 * time.Minute} {
+		clk.Advance(advance)
+		if n, err := d.SendWebhooksOnce(context.Background()); err != nil || n != 1 {
+			t.Fatalf("try %d: tried %d (%v), want 1", i+1, n, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tries) != 3 {
+		t.Fatalf("%d tries reached the receiver, want 3", len(tries))
+	}
+	var deliveryID string
+	if err := h.db.QueryRow(context.Background(), `SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1
+		AND status = 'delivered' AND attempts = 3 AND last_status = 200`, ep).Scan(&deliveryID); err != nil {
+		t.Fatalf("the delivery is not delivered after three tries: %v", err)
+	}
+	for i, tr := range tries {
+		if id := tr.header.Get("webhook-id"); id != deliveryID {
+			t.Errorf("try %d: webhook-id %q, want %q on every try", i+1, id, deliveryID)
+		}
+		if !verifySignature(secret, tr.header, tr.body) {
+			t.Errorf("try %d: the signature %q does not verify", i+1, tr.header.Get("webhook-signature"))
+		}
+		var ev struct {
+			Type string `json:"type"`
+			Data struct {
+				ID       string            `json:"id"`
+				Metadata map[string]string `json:"metadata"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(tr.body, &ev); err != nil || ev.Type != "submission.queued" || ev.Data.ID != sub ||
+			ev.Data.Metadata["user"] != "u7" {
+			t.Errorf("try %d: body %s", i+1, tr.body)
+		}
+	}
+	// A tampered body does not verify: the check above is not vacuous.
+	if verifySignature(secret, tries[2].header, append([]byte(" "), tries[2].body...)) {
+		t.Error("a tampered body verifies")
+	}
+	for outcome, want := range map[string]float64{"retry": 2, "delivered": 1} {
+		if got := testutil.ToFloat64(m.WebhookDeliveries.WithLabelValues(outcome)); got != want {
+			t.Errorf("oj_webhook_deliveries_total{outcome=%q} %v, want %v", outcome, got, want)
+		}
+	}
+}
+
+// 410 Gone disables the endpoint at once: audited, counted, the delivery failed and kept.
+func TestGoneDisablesTheEndpoint(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusGone)
+	}))
+	defer srv.Close()
+	ep := h.endpoint(srv.URL, nil, nil)
+	d, m := h.dispatcher()
+	h.submit(nil)
+	h.fanOutUntil(d, 1)
+	if n, err := d.SendWebhooksOnce(context.Background()); err != nil || n != 1 {
+		t.Fatalf("tried %d (%v)", n, err)
+	}
+	var enabled bool
+	var reason, status string
+	if err := h.db.QueryRow(context.Background(), `SELECT e.enabled, e.disabled_reason, d.status FROM webhook_endpoints e
+		JOIN webhook_deliveries d ON d.endpoint_id = e.id WHERE e.id = $1`, ep).Scan(&enabled, &reason, &status); err != nil {
+		t.Fatal(err)
+	}
+	if enabled || reason != store.ReasonGone || status != store.DeliveryFailed {
+		t.Fatalf("after a 410: enabled %v, reason %q, delivery %s", enabled, reason, status)
+	}
+	if n := h.count(`SELECT count(*) FROM audit_log WHERE action = 'webhook_disable' AND actor = 'dispatcher'
+		AND params->>'id' = $1`, ep); n != 1 {
+		t.Fatalf("%d audit rows of the disabling, want 1", n)
+	}
+	if got := testutil.ToFloat64(m.WebhookEndpointsDisabled.WithLabelValues("gone")); got != 1 {
+		t.Errorf("oj_webhook_endpoints_disabled_total{reason=gone} %v, want 1", got)
 	}
 }
