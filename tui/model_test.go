@@ -162,7 +162,7 @@ func itoa(n int) string {
 	return string(b)
 }
 
-var viewNames = []string{"overview", "pel", "consumers", "outbox", "dlq", "submissions", "workers", "audit"}
+var viewNames = []string{"overview", "pel", "consumers", "outbox", "dlq", "submissions", "workers", "audit", "webhooks"}
 
 func TestEveryViewAtBothSizes(t *testing.T) {
 	for _, s := range sizes {

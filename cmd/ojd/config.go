@@ -16,6 +16,7 @@ import (
 	"oj/core/dispatch"
 	"oj/core/judge"
 	"oj/core/judge/objstore"
+	"oj/core/webhook"
 	"oj/core/worker"
 	"oj/sandbox"
 )
@@ -28,12 +29,14 @@ type Config struct {
 	API        api.Config      `mapstructure:"api"`
 	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
 	// Events is the results feed's retention, which the dispatcher keeps.
-	Events  dispatch.EventsConfig `mapstructure:"events"`
-	Worker  worker.Config         `mapstructure:"worker"`
-	Sandbox sandbox.Config        `mapstructure:"sandbox"`
-	Judge   judge.Config          `mapstructure:"judge"`
-	Storage objstore.Config       `mapstructure:"storage"`
-	Log     LogConfig             `mapstructure:"log"`
+	Events dispatch.EventsConfig `mapstructure:"events"`
+	// Webhooks are sent by the dispatcher.
+	Webhooks webhook.Config  `mapstructure:"webhooks"`
+	Worker   worker.Config   `mapstructure:"worker"`
+	Sandbox  sandbox.Config  `mapstructure:"sandbox"`
+	Judge    judge.Config    `mapstructure:"judge"`
+	Storage  objstore.Config `mapstructure:"storage"`
+	Log      LogConfig       `mapstructure:"log"`
 }
 
 // PostgresConfig says where PostgreSQL is.
@@ -63,6 +66,7 @@ func defaultConfig() Config {
 		API:        api.DefaultConfig(),
 		Dispatcher: dispatch.DefaultConfig(),
 		Events:     dispatch.DefaultEventsConfig(),
+		Webhooks:   webhook.DefaultConfig(),
 		Worker:     worker.DefaultConfig(),
 		Sandbox:    sandbox.DefaultConfig(),
 		Judge:      judge.DefaultConfig(),
@@ -91,7 +95,7 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Worker, c.Sandbox, c.Judge, c.Storage} {
+	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Webhooks, c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err
 		}

@@ -78,6 +78,12 @@ func scalar(key string, f reflect.Value) string {
 			}
 		}
 		return fmt.Sprintf("%q", x)
+	case []time.Duration:
+		q := make([]string, len(x))
+		for i, d := range x {
+			q[i] = d.String()
+		}
+		return "[" + strings.Join(q, ", ") + "]"
 	case []string:
 		q := make([]string, len(x))
 		for i, s := range x {

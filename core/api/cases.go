@@ -14,6 +14,7 @@ import (
 	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge/objstore"
+	"oj/core/render"
 	"oj/core/store"
 )
 
@@ -54,10 +55,10 @@ func (s *Server) getCase(w http.ResponseWriter, r *http.Request, tok *store.Toke
 	if err != nil {
 		return unavailable("read submission", err)
 	}
-	out := wire.CaseDetail{SubmissionID: sub.ID, Attempt: sub.Attempt, Case: view.apply(wireCase(c))}
-	if !view.shown(n) {
+	out := wire.CaseDetail{SubmissionID: sub.ID, Attempt: sub.Attempt, Case: view.Case(render.Case(c))}
+	if !view.Shown(n) {
 		// Not even read: what a hidden case's run wrote stays with the admins.
-		out.ExcerptsNote = hiddenExcerptsNote
+		out.ExcerptsNote = render.HiddenExcerptsNote
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}

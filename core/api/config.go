@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"oj/core/webhook"
 )
 
 // Config configures the HTTP server (key "api").
@@ -17,6 +19,10 @@ type Config struct {
 	// checker or interactor (503 beyond: no worker answered).
 	ToolBuildTimeout time.Duration `mapstructure:"tool_build_timeout"`
 	Limits           Limits        `mapstructure:"limits"`
+	// Webhooks is the dispatcher's webhook configuration (key "webhooks"), of which the
+	// admin actions use the retry window (a redelivery's, a test's) and the rotation
+	// grace.
+	Webhooks webhook.Config `mapstructure:"-"`
 }
 
 // Limits bound what clients may ask of the API (key "api.limits").
@@ -69,7 +75,7 @@ type Limits struct {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{Listen: "127.0.0.1:8080", ReadTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
-		ToolBuildTimeout: 90 * time.Second, Limits: DefaultLimits()}
+		ToolBuildTimeout: 90 * time.Second, Limits: DefaultLimits(), Webhooks: webhook.DefaultConfig()}
 }
 
 // DefaultLimits returns the default limits: 64 KiB sources, 256 MiB packages, 2 submits/s

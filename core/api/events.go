@@ -177,7 +177,7 @@ func sendCase(w http.ResponseWriter, view caseView, id string, c stateChange) er
 	if err := json.Unmarshal([]byte(c.caseJSON), &cr); err != nil {
 		return nil // a malformed notification is skipped, the stream goes on
 	}
-	cr = view.apply(cr)
+	cr = view.Case(cr)
 	b, err := json.Marshal(wire.StateEvent{ID: id, State: c.state, Attempt: c.attempt, Case: &cr})
 	if err != nil {
 		return err

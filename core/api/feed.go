@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"oj/core/api/wire"
-	"oj/core/job"
+	"oj/core/render"
 	"oj/core/store"
 )
 
@@ -251,75 +251,5 @@ func (f *follower) keepAlive() error {
 // feedEvent renders a stored event for tok: a submission as GET shows it to tok (its
 // cases as tok may see them), a problem version as it was recorded.
 func (s *Server) feedEvent(ctx context.Context, tok *store.Token, e store.FeedEvent) (wire.Event, error) {
-	out := wire.Event{ID: e.Cursor.String(), Type: e.Type, Reason: e.Reason, Time: e.At}
-	if e.Type == wire.EventProblemVersion {
-		out.Data = e.Data
-		return out, nil
-	}
-	sub, err := submissionOfEvent(e.Data)
-	if err != nil {
-		return out, fmt.Errorf("feed event %s: %w", out.ID, err)
-	}
-	view, err := s.caseViewOf(ctx, tok, sub)
-	if err != nil {
-		return out, err
-	}
-	b, err := json.Marshal(toWire(sub, tok, view))
-	if err != nil {
-		return out, err
-	}
-	out.Data = b
-	return out, nil
-}
-
-// eventSubmission is the submission a trigger recorded (00006_integration.sql).
-type eventSubmission struct {
-	ID             string            `json:"id"`
-	OwnerID        *int64            `json:"owner_id"`
-	ProblemID      string            `json:"problem_id"`
-	ProblemVersion int               `json:"problem_version"`
-	Language       string            `json:"language"`
-	State          string            `json:"state"`
-	Verdict        *string           `json:"verdict"`
-	Score          *float64          `json:"score"`
-	TimeMS         *int              `json:"time_ms"`
-	MemoryKB       *int              `json:"memory_kb"`
-	Attempt        int               `json:"attempt"`
-	CompileOutput  string            `json:"compile_output"`
-	LastError      string            `json:"last_error"`
-	Cases          json.RawMessage   `json:"cases"`
-	Metadata       map[string]string `json:"metadata"`
-	CreatedAt      time.Time         `json:"created_at"`
-	FinishedAt     *time.Time        `json:"finished_at"`
-}
-
-// submissionOfEvent is an event's submission in the store's shape, for toWire.
-func submissionOfEvent(data []byte) (*store.Submission, error) {
-	var es eventSubmission
-	if err := json.Unmarshal(data, &es); err != nil {
-		return nil, err
-	}
-	sub := &store.Submission{ID: es.ID, OwnerID: es.OwnerID, ProblemID: es.ProblemID, ProblemVersion: es.ProblemVersion,
-		Language: es.Language, State: job.State(es.State), Attempt: es.Attempt, CompileOutput: es.CompileOutput,
-		LastError: es.LastError, Metadata: es.Metadata, CreatedAt: es.CreatedAt, FinishedAt: es.FinishedAt}
-	if es.Verdict != nil {
-		sub.Verdict = job.Verdict(*es.Verdict)
-	}
-	if es.Score != nil {
-		sub.Score = *es.Score
-	}
-	if es.TimeMS != nil {
-		sub.TimeMS = *es.TimeMS
-	}
-	if es.MemoryKB != nil {
-		sub.MemoryKB = *es.MemoryKB
-	}
-	if len(es.Cases) > 0 {
-		cases, err := store.DecodeCases(es.Cases)
-		if err != nil {
-			return nil, err
-		}
-		sub.Cases = cases
-	}
-	return sub, nil
+	return render.FeedEvent(ctx, &s.views, s.d.DB, isAdmin(tok), e)
 }

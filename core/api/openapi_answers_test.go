@@ -3,6 +3,7 @@ package api_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/apitest"
+	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge/lang"
 	"oj/core/judge/objstore"
@@ -183,6 +185,7 @@ func TestOpenAPIAnswersMatchTheSpec(t *testing.T) {
 	do(call{name: "revoke a token, dry run", method: "DELETE", path: adm + "tokens/site?dry_run=true", token: admin, want: 200})
 	do(call{name: "revoke a token", method: "DELETE", path: adm + "tokens/site", token: admin, want: 200})
 	do(call{name: "revoke it again", method: "DELETE", path: adm + "tokens/site", token: admin, want: 404})
+	webhookAnswers(t, e, do)
 
 	// The rest needs a queue no worker drains, a tight bucket, and storage that fails.
 	queueAnswers(t, ck)
@@ -301,4 +304,57 @@ func readAll(t *testing.T, r io.Reader) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// webhookAnswers: every webhook route, dry runs first. The endpoint's URL is never
+// reached (the dispatcher's guard refuses 127.0.0.1): what the test delivery becomes is
+// not the point here.
+func webhookAnswers(t *testing.T, e *env, do func(call) []byte) {
+	t.Helper()
+	admin, alice := tokenOf(e.admin), tokenOf(e.alice)
+	hooks := "/admin/v1/webhooks"
+	do(call{name: "webhooks", method: "GET", path: hooks, token: admin, want: 200})
+	do(call{name: "webhooks as a user", method: "GET", path: hooks, token: alice, want: 403})
+	do(call{name: "register a webhook, dry run", method: "POST", path: hooks, token: admin,
+		body: []byte(`{"url":"http://127.0.0.1:9/hook","dry_run":true}`), want: 200})
+	do(call{name: "register a webhook of no event type", method: "POST", path: hooks, token: admin,
+		body: []byte(`{"url":"http://127.0.0.1:9/hook","events":["submission.judged"]}`), want: 400, offSpec: true})
+	do(call{name: "register a webhook of no URL", method: "POST", path: hooks, token: admin,
+		body: []byte(`{"url":"ftp://example.com/x"}`), want: 400, check: wantInBody("http or https")})
+	var created wire.WebhookCreated
+	if err := json.Unmarshal(do(call{name: "register a webhook", method: "POST", path: hooks, token: admin,
+		body: []byte(`{"url":"http://127.0.0.1:9/hook","events":["submission.finished"],"metadata":{"contest":"c1"}}`),
+		want: 201, check: wantInBody(`"secret":"whsec_`)}), &created); err != nil {
+		t.Fatal(err)
+	}
+	one := hooks + "/" + created.Webhook.ID
+	none := hooks + "/01890000-0000-7000-8000-000000000000"
+	do(call{name: "a webhook", method: "GET", path: one, token: admin, want: 200, check: wantInBody(`"contest":"c1"`)})
+	do(call{name: "no such webhook", method: "GET", path: none, token: admin, want: 404})
+	do(call{name: "rotate, dry run", method: "POST", path: one + "/rotate?dry_run=true", token: admin, want: 200})
+	do(call{name: "rotate", method: "POST", path: one + "/rotate", token: admin, want: 200, check: wantInBody(`"rotated_until"`)})
+	do(call{name: "rotate none", method: "POST", path: none + "/rotate", token: admin, want: 404})
+	do(call{name: "test, dry run", method: "POST", path: one + "/test", token: admin, body: []byte(`{"dry_run":true}`), want: 200})
+	delivery := jsonField(t, do(call{name: "test", method: "POST", path: one + "/test", token: admin, want: 200}), "delivery_id")
+	do(call{name: "disable, dry run", method: "POST", path: one + "/disable?dry_run=true", token: admin, want: 200})
+	do(call{name: "disable", method: "POST", path: one + "/disable", token: admin, want: 200, check: wantInBody(`"changed":1`)})
+	do(call{name: "test a disabled one", method: "POST", path: one + "/test", token: admin, want: 409})
+	// A try the dispatcher began before the disabling ends within moments (its dial is
+	// refused); a redelivery waits for it.
+	e.waitFor(10*time.Second, func() bool {
+		_, _, m := e.raw("GET", one+"/deliveries", admin, nil, nil)
+		items, _ := m["items"].([]any)
+		return len(items) == 1 && items[0].(map[string]any)["in_flight"] == false
+	})
+	do(call{name: "deliveries", method: "GET", path: one + "/deliveries?limit=10", token: admin, want: 200, check: wantInBody(delivery)})
+	do(call{name: "deliveries of a status", method: "GET", path: one + "/deliveries?status=failed", token: admin, want: 200})
+	do(call{name: "deliveries of no status", method: "GET", path: one + "/deliveries?status=lost", token: admin, want: 400, offSpec: true})
+	do(call{name: "deliveries of none", method: "GET", path: none + "/deliveries", token: admin, want: 404})
+	do(call{name: "redeliver, dry run", method: "POST", path: one + "/deliveries/" + delivery + "/redeliver?dry_run=true", token: admin, want: 200})
+	do(call{name: "redeliver", method: "POST", path: one + "/deliveries/" + delivery + "/redeliver", token: admin, want: 200})
+	do(call{name: "redeliver none", method: "POST", path: one + "/deliveries/01890000-0000-7000-8000-000000000000/redeliver", token: admin, want: 404})
+	do(call{name: "enable", method: "POST", path: one + "/enable", token: admin, want: 200, check: wantInBody(`"changed":1`)})
+	do(call{name: "remove, dry run", method: "DELETE", path: one + "?dry_run=true", token: admin, want: 200})
+	do(call{name: "remove", method: "DELETE", path: one, token: admin, want: 200, check: wantInBody(`"undelivered":1`)})
+	do(call{name: "remove it again", method: "DELETE", path: one, token: admin, want: 404})
 }

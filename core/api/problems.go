@@ -12,6 +12,7 @@ import (
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 	"oj/core/ops"
+	"oj/core/render"
 	"oj/core/store"
 )
 
@@ -129,9 +130,9 @@ func problemWire(pv *store.ProblemVersion) wire.Problem {
 	p.Checker, _ = pv.Meta["checker"].(string)
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
 	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)
-	vis := visibilityOf(pv.Meta)
-	p.PublicTests, p.Samples = vis.public, make([]int, 0, len(vis.samples))
-	for c := range vis.samples {
+	vis := render.VisibilityOf(pv.Meta)
+	p.PublicTests, p.Samples = vis.Public, make([]int, 0, len(vis.Samples))
+	for c := range vis.Samples {
 		p.Samples = append(p.Samples, c)
 	}
 	slices.Sort(p.Samples)

@@ -30,6 +30,7 @@ import (
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 	"oj/core/ops"
+	"oj/core/render"
 	"oj/core/stream"
 )
 
@@ -62,7 +63,7 @@ type Server struct {
 	buckets *buckets
 	backlog *backlog
 	auth    *authCache
-	views   visibilityCache
+	views   render.Visibilities
 	streams *streamGate
 	// followers bounds the results feed's followers.
 	followers *followerGate
@@ -185,6 +186,16 @@ func (s *Server) Handler() http.Handler {
 	admin("GET /admin/v1/tokens", s.listTokens, takes())
 	admin("POST /admin/v1/tokens", s.createToken, takes("dry_run").body(adminBody))
 	admin("DELETE /admin/v1/tokens/{name}", s.revokeToken, takes("dry_run"))
+	admin("GET /admin/v1/webhooks", s.listWebhooks, takes())
+	admin("POST /admin/v1/webhooks", s.createWebhook, action)
+	admin("GET /admin/v1/webhooks/{id}", s.getWebhook, takes())
+	admin("DELETE /admin/v1/webhooks/{id}", s.deleteWebhook, takes("dry_run"))
+	admin("POST /admin/v1/webhooks/{id}/enable", s.enableWebhook, action)
+	admin("POST /admin/v1/webhooks/{id}/disable", s.disableWebhook, action)
+	admin("POST /admin/v1/webhooks/{id}/rotate", s.rotateWebhook, action)
+	admin("POST /admin/v1/webhooks/{id}/test", s.testWebhook, action)
+	admin("GET /admin/v1/webhooks/{id}/deliveries", s.listDeliveries, takes("status", "limit", "cursor"))
+	admin("POST /admin/v1/webhooks/{id}/deliveries/{delivery}/redeliver", s.redeliver, action)
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))

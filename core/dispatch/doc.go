@@ -4,12 +4,16 @@
 // wakes on LISTEN oj_outbox instead of polling. An entry may be added twice if the commit
 // after the XADD fails — the worker's claim makes that harmless. The reconciler re-drives
 // live submissions whose entry Redis no longer has (data lost, entry trimmed) and whose
-// lease is not live, so losing Redis loses no submission.
+// lease is not live, so losing Redis loses no submission. It also sends the webhooks:
+// the fan-out of the results feed to deliveries (webhooks.go) and their tries
+// (webhook_send.go, core/webhook).
 package dispatch
 
 import (
 	"fmt"
 	"time"
+
+	"oj/core/webhook"
 )
 
 // Config configures the relay and the reconciler.
@@ -36,6 +40,8 @@ type Config struct {
 	// Events is the results feed's part (key "events" of ojd.yaml, not "dispatcher":
 	// the API reads the feed, the dispatcher keeps it).
 	Events EventsConfig `mapstructure:"-"`
+	// Webhooks configures the webhooks the dispatcher sends (key "webhooks").
+	Webhooks webhook.Config `mapstructure:"-"`
 }
 
 // EventsConfig configures the results feed (key "events").
@@ -71,6 +77,7 @@ func DefaultConfig() Config {
 		FairRelease:       true,
 		FairLookahead:     50 * time.Millisecond,
 		Events:            DefaultEventsConfig(),
+		Webhooks:          webhook.DefaultConfig(),
 	}
 }
 

@@ -15,6 +15,14 @@ type Metrics struct {
 	Window     *prometheus.GaugeVec
 	Waiting    *prometheus.GaugeVec
 	OldestWait *prometheus.GaugeVec
+	// Webhooks: tries by what they decided for their delivery, deliveries written by
+	// the fan-out, the backlog of enabled endpoints, endpoints the dispatcher disabled.
+	WebhookDeliveries        *prometheus.CounterVec
+	WebhookFannedOut         prometheus.Counter
+	WebhookBacklog           prometheus.Gauge
+	WebhookOldestPending     prometheus.Gauge
+	WebhookEndpointsDisabled *prometheus.CounterVec
+	WebhookTrySeconds        prometheus.Histogram
 }
 
 // NewMetrics registers the dispatcher's metrics with reg (nil: not registered).
@@ -48,10 +56,38 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		OldestWait: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "oj_lane_oldest_wait_seconds", Help: "How long the oldest submission waiting in a lane's outbox has waited.",
 		}, []string{"lane"}),
+		WebhookDeliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_webhook_deliveries_total",
+			Help: "Webhook tries, by what each decided: delivered (a 2xx), retry, failed (its window is over), gone (410).",
+		}, []string{"outcome"}),
+		WebhookFannedOut: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_webhook_fanned_out_total", Help: "Webhook deliveries written by the fan-out (one per event and endpoint).",
+		}),
+		WebhookBacklog: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "oj_webhook_backlog", Help: "Webhook deliveries of enabled endpoints not delivered yet.",
+		}),
+		WebhookOldestPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "oj_webhook_oldest_pending_seconds", Help: "Age of the oldest webhook delivery of an enabled endpoint not delivered yet.",
+		}),
+		WebhookEndpointsDisabled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_webhook_endpoints_disabled_total",
+			Help: "Webhook endpoints the dispatcher disabled, by reason: gone (answered 410), failing (the whole retry window).",
+		}, []string{"reason"}),
+		WebhookTrySeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "oj_webhook_try_seconds", Help: "Time of one webhook try, to the answer or the error.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}),
+	}
+	for _, o := range []string{"delivered", "retry", "failed", "gone"} {
+		m.WebhookDeliveries.WithLabelValues(o)
+	}
+	for _, r := range []string{"gone", "failing"} {
+		m.WebhookEndpointsDisabled.WithLabelValues(r)
 	}
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
-			m.Window, m.Waiting, m.OldestWait)
+			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
+			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds)
 	}
 	return m
 }

@@ -96,8 +96,8 @@ func (d *Dispatcher) RedriveLost(ctx context.Context, lane job.Lane, entryIDs []
 	return n, nil
 }
 
-// housekeep prunes delivered outbox rows and feed events past their retentions and
-// refreshes the backlog gauges.
+// housekeep prunes delivered outbox rows, feed events and delivered webhook deliveries
+// past their retentions and refreshes the backlog gauges.
 func (d *Dispatcher) housekeep(ctx context.Context) {
 	now := d.clock.Now()
 	for {
@@ -122,6 +122,7 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 			}
 		}
 	}
+	d.webhookHousekeeping(ctx, now)
 	n, oldest, err := store.OutboxBacklog(ctx, d.db)
 	if err != nil {
 		d.log.Warn("outbox backlog", "err", err)
@@ -147,4 +148,30 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		d.metrics.Waiting.WithLabelValues(string(lane)).Set(float64(q.Waiting))
 		d.metrics.OldestWait.WithLabelValues(string(lane)).Set(wait)
 	}
+}
+
+// webhookHousekeeping prunes delivered webhook deliveries past webhooks.retention and
+// refreshes the webhook backlog gauges.
+func (d *Dispatcher) webhookHousekeeping(ctx context.Context, now time.Time) {
+	for {
+		n, err := store.PruneWebhookDeliveries(ctx, d.db, now.Add(-d.cfg.Webhooks.Retention), 5000)
+		if err != nil {
+			d.log.Warn("prune webhook deliveries", "err", err)
+			break
+		}
+		if n < 5000 {
+			break
+		}
+	}
+	n, oldest, err := store.WebhookBacklog(ctx, d.db)
+	if err != nil {
+		d.log.Warn("webhook backlog", "err", err)
+		return
+	}
+	d.metrics.WebhookBacklog.Set(float64(n))
+	age := 0.0
+	if oldest != nil {
+		age = max(0, now.Sub(*oldest).Seconds())
+	}
+	d.metrics.WebhookOldestPending.Set(age)
 }

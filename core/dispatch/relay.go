@@ -2,8 +2,11 @@ package dispatch
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -12,8 +15,11 @@ import (
 
 	"oj/core/clock"
 	"oj/core/job"
+	"oj/core/ops"
+	"oj/core/render"
 	"oj/core/store"
 	"oj/core/stream"
+	"oj/core/webhook"
 )
 
 // Dispatcher runs the relay and the reconciler.
@@ -26,12 +32,30 @@ type Dispatcher struct {
 	metrics *Metrics
 	wake    chan struct{}
 	fair    *fairness
+	// name is this dispatcher's, on the webhook deliveries it leases.
+	name string
+	// feedWake and sendWake wake the webhook fan-out (oj_feed: events committed) and
+	// senders (oj_webhooks: deliveries written or due again).
+	feedWake, sendWake chan struct{}
+	sender             *webhook.Sender
+	views              render.Visibilities
+	ops                *ops.Ops
 }
 
 // New returns a dispatcher.
 func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, clk clock.Clock, log *slog.Logger, m *Metrics) *Dispatcher {
 	return &Dispatcher{cfg: cfg, db: db, streams: streams, clock: clk, log: log, metrics: m, wake: make(chan struct{}, 1),
-		fair: newFairness()}
+		fair: newFairness(), name: dispatcherName(), feedWake: make(chan struct{}, 1), sendWake: make(chan struct{}, 1),
+		sender: webhook.NewSender(cfg.Webhooks), ops: ops.New(db, streams, clk, log)}
+}
+
+// dispatcherName names this dispatcher on what it leases: host, process and a random
+// part, so that a restarted dispatcher never takes its predecessor's leases for its own.
+func dispatcherName() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // Run relays and reconciles until ctx ends.
@@ -41,10 +65,13 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			d.log.Warn("ensure group", "lane", lane, "err", err)
 		}
 	}
+	defer d.sender.Close()
 	var wg sync.WaitGroup
-	wg.Add(2 + d.cfg.Relays)
+	wg.Add(4 + d.cfg.Relays)
 	go func() { defer wg.Done(); d.listen(ctx) }()
 	go func() { defer wg.Done(); d.reconcileLoop(ctx) }()
+	go func() { defer wg.Done(); d.fanoutLoop(ctx) }()
+	go func() { defer wg.Done(); d.sendLoop(ctx) }()
 	for i := 0; i < d.cfg.Relays; i++ {
 		go func() { defer wg.Done(); d.relayLoop(ctx) }()
 	}
@@ -52,9 +79,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
-func (d *Dispatcher) poke() {
+func (d *Dispatcher) poke() { wake(d.wake) }
+
+// wake wakes whoever waits on c, or leaves a wake-up there for its next wait.
+func wake(c chan struct{}) {
 	select {
-	case d.wake <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
@@ -79,18 +109,28 @@ func (d *Dispatcher) listenOnce(ctx context.Context) error {
 	defer conn.Release()
 	// oj_outbox: rows were committed. oj_events: a state changed — when a worker claims
 	// a submission it has read an entry, so a lane holding rows back has room again.
-	if _, err := conn.Exec(ctx, "LISTEN oj_outbox; LISTEN oj_events"); err != nil {
+	// oj_feed: events were committed (the webhook fan-out); oj_webhooks: deliveries were
+	// written or made due (the webhook senders).
+	if _, err := conn.Exec(ctx, "LISTEN oj_outbox; LISTEN oj_events; LISTEN oj_feed; LISTEN oj_webhooks"); err != nil {
 		conn.Conn().Close(ctx)
 		return err
 	}
-	d.poke() // rows may have arrived while we were not listening
+	// Rows, events and deliveries may have arrived while we were not listening.
+	d.poke()
+	wake(d.feedWake)
+	wake(d.sendWake)
 	for {
 		n, err := conn.Conn().WaitForNotification(ctx)
 		if err != nil {
 			conn.Conn().Close(context.Background()) // never return a LISTENing connection to the pool
 			return err
 		}
-		if n.Channel == "oj_outbox" || d.anyHeld() {
+		switch {
+		case n.Channel == "oj_feed":
+			wake(d.feedWake)
+		case n.Channel == "oj_webhooks":
+			wake(d.sendWake)
+		case n.Channel == "oj_outbox" || d.anyHeld():
 			d.poke()
 		}
 	}

@@ -26,6 +26,15 @@ const (
 	ActionPurge          Action = "dlq_purge"
 	ActionTokenCreate    Action = "token_create"
 	ActionTokenRevoke    Action = "token_revoke"
+	// The webhook endpoints' actions. webhook_disable is also the dispatcher's, when an
+	// endpoint answers 410 or fails for the whole retry window (actor "dispatcher").
+	ActionWebhookCreate    Action = "webhook_create"
+	ActionWebhookRemove    Action = "webhook_remove"
+	ActionWebhookEnable    Action = "webhook_enable"
+	ActionWebhookDisable   Action = "webhook_disable"
+	ActionWebhookRotate    Action = "webhook_rotate"
+	ActionWebhookRedeliver Action = "webhook_redeliver"
+	ActionWebhookTest      Action = "webhook_test"
 )
 
 // audited runs an action and writes its audit row (invariant 8), the only place that

@@ -32,6 +32,7 @@ type Source interface {
 	Audit(ctx context.Context, limit int) ([]wire.AuditEntry, error)
 	Trace(ctx context.Context, id string) (*wire.Trace, error)
 	Case(ctx context.Context, id string, n int) (*wire.CaseDetail, error)
+	Webhooks(ctx context.Context) (*wire.WebhookList, error)
 }
 
 // Context is handed to every view: nothing here is global.
@@ -57,6 +58,7 @@ type Snapshot struct {
 	Submissions *wire.SubmissionList
 	Workers     *wire.Workers
 	Audit       []wire.AuditEntry
+	Webhooks    *wire.WebhookList
 }
 
 // View is one screen of the dashboard.

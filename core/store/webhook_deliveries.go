@@ -1,0 +1,416 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Webhook deliveries (00008_webhooks.sql): one row per event and endpoint, written by the
+// fan-out in the transaction that moves its cursor, claimed by the dispatcher's senders
+// under a lease, finished with a fenced update. Times are the caller's clock.
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// WebhookDelivery is one delivery of one event to one endpoint. ID is its webhook-id.
+type WebhookDelivery struct {
+	ID          string
+	EndpointID  string
+	EventID     string // the feed cursor; empty for a test delivery
+	EventType   string
+	Status      string
+	Attempts    int
+	NextTry     time.Time
+	ExpiresAt   time.Time
+	LeaseOwner  string
+	LeaseUntil  *time.Time
+	LastStatus  *int
+	LastError   string
+	LastTry     *time.Time
+	CreatedAt   time.Time
+	DeliveredAt *time.Time
+	Payload     []byte // read by the claim only
+}
+
+const deliveryColumns = `d.id::text, d.endpoint_id::text, coalesce(d.event_id, ''), d.event_type, d.status, d.attempts,
+	d.next_try, d.expires_at, d.lease_owner, d.lease_until, d.last_status, d.last_error, d.last_try, d.created_at,
+	d.delivered_at`
+
+func scanDelivery(row pgx.Row, d *WebhookDelivery, extra ...any) error {
+	return row.Scan(append([]any{&d.ID, &d.EndpointID, &d.EventID, &d.EventType, &d.Status, &d.Attempts, &d.NextTry,
+		&d.ExpiresAt, &d.LeaseOwner, &d.LeaseUntil, &d.LastStatus, &d.LastError, &d.LastTry, &d.CreatedAt,
+		&d.DeliveredAt}, extra...)...)
+}
+
+// NewWebhookDelivery is a delivery for the fan-out to write.
+type NewWebhookDelivery struct {
+	EndpointID string
+	EventID    string // empty: a test delivery
+	EventType  string
+	Payload    []byte
+}
+
+// InsertWebhookDeliveries writes deliveries due at now, tried until now+window. A
+// delivery of an event an endpoint already has is skipped (the fan-out never sends one
+// event twice to one endpoint). It returns the ids of the deliveries written, in order,
+// "" for one skipped.
+func InsertWebhookDeliveries(ctx context.Context, db DB, ds []NewWebhookDelivery, now time.Time, window time.Duration) ([]string, error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(ds))
+	endpoints := make([]string, len(ds))
+	events := make([]*string, len(ds))
+	types := make([]string, len(ds))
+	payloads := make([]string, len(ds))
+	for i, d := range ds {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, fmt.Errorf("insert webhook deliveries: %w", err)
+		}
+		ids[i], endpoints[i], types[i], payloads[i] = id.String(), d.EndpointID, d.EventType, string(d.Payload)
+		if d.EventID != "" {
+			events[i] = &ds[i].EventID
+		}
+	}
+	rows, err := db.Query(ctx, `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, next_try,
+		    expires_at, created_at)
+		SELECT i.id, i.endpoint_id, i.event_id, i.event_type, i.payload::json, $6::timestamptz,
+		       $6::timestamptz + $7::bigint * interval '1 microsecond', $6::timestamptz
+		  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[]) AS i(id, endpoint_id, event_id, event_type, payload)
+		ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id::text`,
+		ids, endpoints, events, types, payloads, now, window.Microseconds())
+	if err != nil {
+		return nil, fmt.Errorf("insert webhook deliveries: %w", err)
+	}
+	written, err := collectStrings(rows, "insert webhook deliveries")
+	if err != nil {
+		return nil, err
+	}
+	done := make(map[string]bool, len(written))
+	for _, id := range written {
+		done[id] = true
+	}
+	for i, id := range ids {
+		if !done[id] {
+			ids[i] = ""
+		}
+	}
+	return ids, nil
+}
+
+// LockWebhookFanout locks the fan-out's cursor for the caller's transaction and returns
+// it; ok is false when another dispatcher holds it (that one is fanning out).
+func LockWebhookFanout(ctx context.Context, tx pgx.Tx) (c Cursor, ok bool, err error) {
+	var t string
+	err = tx.QueryRow(ctx, `SELECT txid::text, id FROM webhook_fanout FOR UPDATE SKIP LOCKED`).Scan(&t, &c.ID)
+	switch {
+	case err == pgx.ErrNoRows:
+		return Cursor{}, false, nil
+	case err != nil:
+		return Cursor{}, false, fmt.Errorf("lock webhook fan-out: %w", err)
+	}
+	if c.TxID, err = strconv.ParseUint(t, 10, 64); err != nil {
+		return Cursor{}, false, fmt.Errorf("lock webhook fan-out: %w", err)
+	}
+	return c, true, nil
+}
+
+// SetWebhookFanout moves the fan-out's cursor (locked by LockWebhookFanout) to c.
+func SetWebhookFanout(ctx context.Context, tx pgx.Tx, c Cursor) error {
+	_, err := tx.Exec(ctx, `UPDATE webhook_fanout SET txid = $1::text::xid8, id = $2`, strconv.FormatUint(c.TxID, 10), c.ID)
+	if err != nil {
+		return fmt.Errorf("move webhook fan-out: %w", err)
+	}
+	return nil
+}
+
+// ClaimedDelivery is a delivery claimed for one try, with what the try needs.
+type ClaimedDelivery struct {
+	WebhookDelivery
+	URL string
+	// Secrets sign the try: the endpoint's secret, and its previous one while the
+	// rotation's grace lasts.
+	Secrets []string
+}
+
+// ClaimWebhookDeliveries claims up to limit due deliveries of enabled endpoints, oldest
+// due first, skipping rows another dispatcher is claiming: each gets attempts+1 (its
+// fence), owner and a lease until now+lease. A claimed row is due again when the lease
+// ends, so a dispatcher that dies mid-try leaves it to the next claim.
+func ClaimWebhookDeliveries(ctx context.Context, db DB, owner string, now time.Time, lease time.Duration, limit int) ([]ClaimedDelivery, error) {
+	until := now.Add(lease)
+	scan := func(row pgx.Row, c *ClaimedDelivery) error {
+		var payload, secret, previous string
+		var previousUntil *time.Time
+		if err := scanDelivery(row, &c.WebhookDelivery, &payload, &c.URL, &secret, &previous, &previousUntil); err != nil {
+			return err
+		}
+		c.Payload = []byte(payload)
+		c.Secrets = []string{secret}
+		if previous != "" && previousUntil != nil && now.Before(*previousUntil) {
+			c.Secrets = append(c.Secrets, previous)
+		}
+		return nil
+	}
+	return queryAll(ctx, db, "claim webhook deliveries", scan, `
+		WITH due AS (
+		    SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+		     WHERE d.status = 'pending' AND d.next_try <= $1 AND e.enabled
+		     ORDER BY d.next_try LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
+		UPDATE webhook_deliveries d SET attempts = d.attempts + 1, lease_owner = $2, lease_until = $3, next_try = $3
+		  FROM due, webhook_endpoints e WHERE d.id = due.id AND e.id = d.endpoint_id
+		RETURNING `+deliveryColumns+`, d.payload::text, e.url, e.secret, e.previous_secret, e.previous_until`,
+		now, owner, until, limit)
+}
+
+// Outcomes of one try.
+const (
+	TryDelivered = "delivered" // a 2xx
+	TryRetry     = "retry"     // failed; tried again at NextTry
+	TryFailed    = "failed"    // failed, and the delivery's window is over: given up, kept
+	TryGone      = "gone"      // 410: given up, and the endpoint disabled
+)
+
+// WebhookTry is the result of one try of a claimed delivery.
+type WebhookTry struct {
+	ID         string
+	EndpointID string
+	Attempt    int // the claim's attempts: the fence
+	Outcome    string
+	Status     int // the HTTP status; 0 when there was no answer
+	Error      string
+	NextTry    time.Time // TryRetry
+}
+
+// ReasonGone is the disabled reason of an endpoint that answered 410.
+const ReasonGone = "answered 410 Gone"
+
+// DisabledEndpoint is an endpoint a try disabled, and why.
+type DisabledEndpoint struct {
+	ID     string
+	URL    string
+	Reason string
+}
+
+// FinishWebhookTries records tries by owner at now, in one transaction. A try whose row
+// is no longer owner's attempt (its lease ended and another dispatcher claimed it) is
+// not recorded: the other try's result will be. A success clears its endpoint's
+// failure; a failure records it, and an endpoint that has failed for window (every try
+// since failing_since) or answered 410 is disabled. It returns how many tries were
+// recorded and the endpoints it disabled.
+func FinishWebhookTries(ctx context.Context, db DB, owner string, now time.Time, window time.Duration,
+	tries []WebhookTry) (recorded int, disabled []DisabledEndpoint, err error) {
+	err = InTx(ctx, db, func(tx pgx.Tx) error {
+		recorded, disabled = 0, nil
+		// The endpoints first, in one order: a removal locks its endpoint before its
+		// deliveries (the cascade), and so does every recording, so neither they nor two
+		// dispatchers recording at once wait on each other in a circle. NO KEY UPDATE
+		// leaves the fan-out's inserts (a foreign key's KEY SHARE) free to go on.
+		eps := make([]string, 0, len(tries))
+		for _, t := range tries {
+			eps = append(eps, t.EndpointID)
+		}
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM webhook_endpoints WHERE id = ANY($1::uuid[]) ORDER BY id
+			FOR NO KEY UPDATE`, eps); err != nil {
+			return err
+		}
+		var okIDs, okEndpoints []string
+		var okAttempts []int
+		var okStatus []int
+		for _, t := range tries {
+			if t.Outcome == TryDelivered {
+				okIDs, okEndpoints = append(okIDs, t.ID), append(okEndpoints, t.EndpointID)
+				okAttempts, okStatus = append(okAttempts, t.Attempt), append(okStatus, t.Status)
+			}
+		}
+		if len(okIDs) > 0 {
+			rows, err := tx.Query(ctx, `UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = $5,
+				    last_status = i.status, last_error = '', last_try = $5, lease_owner = '', lease_until = NULL
+				  FROM unnest($1::uuid[], $2::int[], $3::int[]) AS i(id, attempts, status)
+				 WHERE d.id = i.id AND d.attempts = i.attempts AND d.lease_owner = $4 AND d.status = 'pending'
+				RETURNING d.endpoint_id::text`, okIDs, okAttempts, okStatus, owner, now)
+			if err != nil {
+				return err
+			}
+			eps, err := collectStrings(rows, "finish webhook tries")
+			if err != nil {
+				return err
+			}
+			recorded += len(eps)
+			if len(eps) > 0 {
+				if _, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL
+					WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL`, eps); err != nil {
+					return err
+				}
+			}
+		}
+		for _, t := range tries {
+			if t.Outcome == TryDelivered {
+				continue
+			}
+			ok, gone, err := finishFailedTry(ctx, tx, owner, now, window, t)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			recorded++
+			if gone != nil {
+				disabled = append(disabled, *gone)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("finish webhook tries: %w", err)
+	}
+	return recorded, disabled, nil
+}
+
+// finishFailedTry records one failed try (fenced) and its endpoint's failure; it
+// disables the endpoint on a 410 or when it has failed for window.
+func finishFailedTry(ctx context.Context, tx pgx.Tx, owner string, now time.Time, window time.Duration,
+	t WebhookTry) (recorded bool, disabled *DisabledEndpoint, err error) {
+	status, next := DeliveryPending, t.NextTry
+	if t.Outcome != TryRetry {
+		status, next = DeliveryFailed, now
+	}
+	var lastStatus *int
+	if t.Status != 0 {
+		lastStatus = &t.Status
+	}
+	tag, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $5, next_try = $6, last_status = $7, last_error = $8,
+		    last_try = $9, lease_owner = '', lease_until = NULL
+		 WHERE id = $1 AND attempts = $2 AND lease_owner = $3 AND status = 'pending' AND endpoint_id = $4`,
+		t.ID, t.Attempt, owner, t.EndpointID, status, next, lastStatus, Text(t.Error), now)
+	if err != nil || tag.RowsAffected() == 0 {
+		return false, nil, err
+	}
+	var url string
+	var failingSince time.Time
+	var enabled bool
+	err = tx.QueryRow(ctx, `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2), last_error = $3,
+		    last_error_at = $2 WHERE id = $1 RETURNING url, failing_since, enabled`, t.EndpointID, now, Text(t.Error)).
+		Scan(&url, &failingSince, &enabled)
+	if err != nil {
+		return false, nil, translate(err, "record endpoint failure")
+	}
+	reason := ""
+	switch {
+	case !enabled:
+	case t.Outcome == TryGone:
+		reason = ReasonGone
+	case !now.Before(failingSince.Add(window)):
+		reason = fmt.Sprintf("every try failed for %s (since %s): %s", window, failingSince.UTC().Format(time.RFC3339),
+			clip(t.Error, 200))
+	}
+	if reason == "" {
+		return true, nil, nil
+	}
+	changed, err := DisableWebhookEndpoint(ctx, tx, t.EndpointID, reason, now)
+	if err != nil || !changed {
+		return true, nil, err
+	}
+	return true, &DisabledEndpoint{ID: t.EndpointID, URL: url, Reason: reason}, nil
+}
+
+// ListWebhookDeliveries returns an endpoint's deliveries, newest first, up to limit,
+// those of status only when status is not empty, after the delivery before (keyset: ""
+// for the first page).
+func ListWebhookDeliveries(ctx context.Context, db DB, endpointID, status string, before string, limit int) ([]WebhookDelivery, error) {
+	if _, err := uuid.Parse(endpointID); err != nil {
+		return nil, fmt.Errorf("list webhook deliveries: %w", ErrNotFound)
+	}
+	var beforeID *string
+	if before != "" {
+		if _, err := uuid.Parse(before); err != nil {
+			return nil, fmt.Errorf("list webhook deliveries: cursor: %w", ErrBadCursor)
+		}
+		beforeID = &before
+	}
+	return queryAll(ctx, db, "list webhook deliveries", func(row pgx.Row, d *WebhookDelivery) error { return scanDelivery(row, d) },
+		`SELECT `+deliveryColumns+` FROM webhook_deliveries d
+		  WHERE d.endpoint_id = $1 AND ($2 = '' OR d.status = $2)
+		    AND ($3::uuid IS NULL OR (d.created_at, d.id) < (SELECT created_at, id FROM webhook_deliveries WHERE id = $3::uuid))
+		  ORDER BY d.created_at DESC, d.id DESC LIMIT $4`, endpointID, status, beforeID, limit)
+}
+
+// GetWebhookDelivery reads one delivery of an endpoint, with its payload.
+func GetWebhookDelivery(ctx context.Context, db DB, endpointID, id string) (*WebhookDelivery, error) {
+	if _, err := uuid.Parse(endpointID); err != nil {
+		return nil, fmt.Errorf("webhook delivery: %w", ErrNotFound)
+	}
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, fmt.Errorf("webhook delivery: %w", ErrNotFound)
+	}
+	var d WebhookDelivery
+	var payload string
+	err := scanDelivery(db.QueryRow(ctx, `SELECT `+deliveryColumns+`, d.payload::text FROM webhook_deliveries d
+		WHERE d.endpoint_id = $1 AND d.id = $2`, endpointID, id), &d, &payload)
+	if err != nil {
+		return nil, translate(err, "webhook delivery")
+	}
+	d.Payload = []byte(payload)
+	return &d, nil
+}
+
+// RedeliverWebhook makes a delivery of an endpoint pending and due at now, with a new
+// window and its attempts counted from zero; the webhook-id stays. A delivery in a try
+// right now is left alone (ErrConflict): its result is coming. ErrNotFound when the
+// endpoint has no such delivery.
+func RedeliverWebhook(ctx context.Context, db DB, endpointID, id string, now time.Time, window time.Duration) error {
+	d, err := GetWebhookDelivery(ctx, db, endpointID, id)
+	if err != nil {
+		return fmt.Errorf("redeliver: %w", err)
+	}
+	if d.Status == DeliveryPending && d.LeaseOwner != "" {
+		return fmt.Errorf("redeliver %s: a try is in flight: %w", id, ErrConflict)
+	}
+	tag, err := db.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_try = $3::timestamptz,
+		    expires_at = $3::timestamptz + $4::bigint * interval '1 microsecond', delivered_at = NULL
+		 WHERE endpoint_id = $1 AND id = $2 AND lease_owner = ''`, endpointID, id, now, window.Microseconds())
+	if err != nil {
+		return fmt.Errorf("redeliver: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("redeliver %s: a try is in flight: %w", id, ErrConflict)
+	}
+	if _, err := db.Exec(ctx, `SELECT pg_notify('oj_webhooks', '')`); err != nil {
+		return fmt.Errorf("redeliver: %w", err)
+	}
+	return nil
+}
+
+// WebhookBacklog is how many deliveries of enabled endpoints are pending and when the
+// oldest of them was made (nil when none).
+func WebhookBacklog(ctx context.Context, db DB) (n int, oldest *time.Time, err error) {
+	err = db.QueryRow(ctx, `SELECT count(*), min(d.created_at) FROM webhook_deliveries d
+		JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.status = 'pending' AND e.enabled`).Scan(&n, &oldest)
+	if err != nil {
+		return 0, nil, fmt.Errorf("webhook backlog: %w", err)
+	}
+	return n, oldest, nil
+}
+
+// PruneWebhookDeliveries deletes up to limit deliveries delivered before before. Failed
+// ones are kept: only a redelivery or the endpoint's removal ends them.
+func PruneWebhookDeliveries(ctx context.Context, db DB, before time.Time, limit int) (int64, error) {
+	tag, err := db.Exec(ctx, `DELETE FROM webhook_deliveries WHERE id IN (
+		SELECT id FROM webhook_deliveries WHERE status = 'delivered' AND created_at < $1
+		ORDER BY created_at LIMIT $2)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune webhook deliveries: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
