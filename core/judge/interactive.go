@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,38 +11,61 @@ import (
 
 	"oj/core/job"
 	"oj/core/judge/check"
+	"oj/sandbox"
 )
+
+// interaction is how a problem's interactor is run and read: a testlib interactor, or a
+// Kattis validator run interactively.
+type interaction struct {
+	label string // "interactor" or "validator", in messages
+	tool  *tool
+	box   string
+	// files are linked into box before each case (name in the box → host path of
+	// the case's file: "in" and "ans" stand for the case's input and answer).
+	files map[string]string
+	args  []string
+	// keepWrites, and prepare run before each case (a fresh feedback directory).
+	keepWrites bool
+	prepare    func() error
+	// decide reads the tool's end (it ended normally, its exit code, its stderr).
+	decide func(ok bool, exitCode int, stderr []byte) check.Result
+}
+
+func (tk *task) testlibInteraction() interaction {
+	return interaction{label: "interactor", tool: tk.interactor, box: filepath.Join(tk.dir, "interactor"),
+		files: map[string]string{"input.txt": "in", "answer.txt": "ans"},
+		args:  []string{"input.txt", "tout.txt", "answer.txt"},
+		decide: func(ok bool, code int, stderr []byte) check.Result {
+			return check.Testlib(ok, code, nil, stderr)
+		}}
+}
 
 // runInteractive runs the solution and the interactor on case i, each in its own sandbox
 // run, the solution's stdout piped to the interactor's stdin and back. The interactor
-// gets testlib's arguments (input, its own output file, answer) and decides by its exit
-// code. Rules, in order:
+// decides by its exit code (in.decide). Rules, in order:
 //   - the solution over a limit (TLE, MLE, OLE) → that verdict: a starved interactor
 //     says nothing about the solution;
 //   - the interactor killed by SIGPIPE → the solution stopped reading: RE if it
 //     crashed, else WA;
-//   - the interactor crashed, over its limits, exit 3 or unknown → SE;
+//   - the interactor crashed, over its limits, or an exit it must not give → SE;
 //   - the interactor's verdict (WA, PE, PC) wins over the solution's RE (the solution
 //     often dies of the interactor hanging up);
 //   - the interactor accepted: RE if the solution failed, else AC.
-func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) {
+func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (caseOutcome, error) {
 	inPath, ansPath := tk.caseFiles(i)
-	box := filepath.Join(tk.dir, "interactor")
-	if _, err := os.Stat(box); err != nil {
-		if err := mkdirs(box); err != nil {
-			return caseOutcome{}, err
-		}
-		if err := linkOrCopy(tk.interactor, filepath.Join(box, "interactor")); err != nil {
-			return caseOutcome{}, err
-		}
+	files := map[string]string{}
+	for name, which := range in.files {
+		files[name] = map[string]string{"in": inPath, "ans": ansPath}[which]
 	}
-	if err := linkOrCopy(inPath, filepath.Join(box, "input.txt")); err != nil {
+	if err := toolBox(in.box, in.tool, files); err != nil {
 		return caseOutcome{}, err
 	}
-	if err := linkOrCopy(ansPath, filepath.Join(box, "answer.txt")); err != nil {
-		return caseOutcome{}, err
+	os.Remove(filepath.Join(in.box, "tout.txt"))
+	if in.prepare != nil {
+		if err := in.prepare(); err != nil {
+			return caseOutcome{}, err
+		}
 	}
-	os.Remove(filepath.Join(box, "tout.txt"))
 
 	toInter, fromSol, err := os.Pipe() // solution stdout → interactor stdin
 	if err != nil {
@@ -85,8 +109,8 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 		// A little longer than the solution's wall limit, so a solution that never
 		// answers is the one timed out.
 		wall := max(tk.j.cfg.Checker.Wall, tk.wall+tk.j.cfg.WallExtra+tk.j.cfg.WallExtra)
-		interRes, _, interStderr, interErr = tk.runTool(ctx, box,
-			[]string{"./interactor", "input.txt", "tout.txt", "answer.txt"}, toInter, fromInter, wall, closeInterEnds)
+		interRes, _, interStderr, interErr = tk.runTool(ctx, toolRun{box: in.box, tool: in.tool, args: in.args,
+			stdin: toInter, stdout: fromInter, wall: wall, keepWrites: in.keepWrites, onStart: closeInterEnds})
 		closeInterEnds()
 	}()
 	wg.Wait()
@@ -96,18 +120,22 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 	if solRes.Status == StatusSE {
 		return caseOutcome{}, fmt.Errorf("run: sandbox failure: %s", solRes.Error)
 	}
-	if interErr != nil {
-		return caseOutcome{}, fmt.Errorf("interactor: %w", interErr)
-	}
-
 	co := caseOutcome{res: job.CaseResult{Index: i, TimeMS: ms(solRes.CPU.Milliseconds()), MemoryKB: int(solRes.MemoryKB)}}
 	co.art.Stderr = excerpt(errs.buf, tk.j.cfg.ExcerptBytes)
-	co.art.Checker = clipString(string(interStderr), tk.j.cfg.ExcerptBytes)
-	solVerdict, solMsg := tk.resourceVerdict(solRes, errs.buf, errs.over)
 	set := func(v job.Verdict, points float64, msg string) (caseOutcome, error) {
 		co.res.Verdict, co.points, co.res.Message = v, points, clipString(msg, 256)
 		return co, nil
 	}
+	if interErr != nil {
+		if errors.Is(interErr, sandbox.ErrWriteBackLimit) {
+			// The validator wrote more files or bytes than the judge keeps: its fault.
+			co.res.CheckerMessage = clipString(in.label+": "+interErr.Error(), 256)
+			return set(job.VerdictSE, 0, in.label+" wrote more than the judge keeps")
+		}
+		return caseOutcome{}, fmt.Errorf("%s: %w", in.label, interErr)
+	}
+	co.art.Checker = clipString(string(interStderr), tk.j.cfg.ExcerptBytes)
+	solVerdict, solMsg := tk.resourceVerdict(solRes, errs.buf, errs.over)
 	switch solVerdict {
 	case job.VerdictTLE, job.VerdictMLE, job.VerdictOLE:
 		return set(solVerdict, 0, solMsg)
@@ -116,17 +144,22 @@ func (tk *task) runInteractive(ctx context.Context, i int) (caseOutcome, error) 
 		if solVerdict != "" {
 			return set(solVerdict, 0, solMsg)
 		}
-		return set(job.VerdictWA, 0, "the solution stopped reading the interactor")
+		return set(job.VerdictWA, 0, "the solution stopped reading the "+in.label)
 	}
-	r := check.Testlib(toolEndedNormally(interRes), interRes.ExitCode, nil, interStderr)
-	co.res.CheckerMessage = clipString("interactor: "+r.CheckerMessage, 256) // admins only
+	r := in.decide(toolEndedNormally(interRes), interRes.ExitCode, interStderr)
+	co.art.Checker = r.CheckerMessage
+	co.res.CheckerMessage = clipString(in.label+": "+r.CheckerMessage, 256) // admins only
 	switch r.Verdict {
 	case job.VerdictSE:
-		return set(job.VerdictSE, 0, "interactor: "+r.Message)
+		return set(job.VerdictSE, 0, in.label+": "+r.Message)
 	case job.VerdictAC:
 		if solVerdict != "" {
 			return set(solVerdict, 0, solMsg)
 		}
+	}
+	if r.HasScore {
+		sc := r.Score
+		co.score = &sc
 	}
 	return set(r.Verdict, r.Points, r.Message)
 }
