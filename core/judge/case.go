@@ -42,10 +42,19 @@ func (tk *task) runSpec() Spec {
 		CPU:           tk.cpu,
 		Wall:          tk.wall,
 		MemoryBytes:   tk.mem,
-		OutputBytes:   int64(tk.j.cfg.OutputLimitMB) << 20,
+		OutputBytes:   tk.outputLimit(),
 		StackBytes:    tk.mem,
 		Processes:     tk.lang.Processes,
 	}
+}
+
+// outputLimit is what one run may write: the problem's bound, within the judge's.
+func (tk *task) outputLimit() int64 {
+	mb := tk.j.cfg.OutputLimitMB
+	if p := tk.ent.Pkg.Spec.OutputLimitMB; p > 0 && p < mb {
+		mb = p
+	}
+	return int64(mb) << 20
 }
 
 // runCase runs the solution on case i and checks its output.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"oj/core/job"
 	"oj/core/judge/check"
@@ -29,6 +30,10 @@ type interaction struct {
 	prepare    func() error
 	// decide reads the tool's end (it ended normally, its exit code, its stderr).
 	decide func(ok bool, exitCode int, stderr []byte) check.Result
+	// firstEnd decides by who ended first (the Kattis rule): a solution that failed
+	// before the validator ended gets its own verdict, a validator that rejected before
+	// the solution ended gives WA, whatever the other did after.
+	firstEnd bool
 }
 
 func (tk *task) testlibInteraction() interaction {
@@ -90,16 +95,18 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 	defer errs.wait()
 
 	var (
-		wg               sync.WaitGroup
-		solRes, interRes Result
-		solErr, interErr error
-		interStderr      []byte
+		wg                   sync.WaitGroup
+		solRes, interRes     Result
+		solErr, interErr     error
+		interStderr          []byte
+		solStart, interStart time.Time
 	)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		s := tk.runSpec()
-		s.Stdin, s.Stdout, s.Stderr, s.OnStart = toSol, fromSol, errs.w, closeSolEnds
+		s.Stdin, s.Stdout, s.Stderr = toSol, fromSol, errs.w
+		s.OnStart = func() { solStart = time.Now(); closeSolEnds() }
 		solRes, solErr = tk.j.runner.Run(ctx, s)
 		closeSolEnds()
 		errs.wait()
@@ -110,7 +117,8 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 		// answers is the one timed out.
 		wall := max(tk.j.cfg.Checker.Wall, tk.wall+tk.j.cfg.WallExtra+tk.j.cfg.WallExtra)
 		interRes, _, interStderr, interErr = tk.runTool(ctx, toolRun{box: in.box, tool: in.tool, args: in.args,
-			stdin: toInter, stdout: fromInter, wall: wall, keepWrites: in.keepWrites, onStart: closeInterEnds})
+			stdin: toInter, stdout: fromInter, wall: wall, keepWrites: in.keepWrites,
+			onStart: func() { interStart = time.Now(); closeInterEnds() }})
 		closeInterEnds()
 	}()
 	wg.Wait()
@@ -136,6 +144,10 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 	}
 	co.art.Checker = clipString(string(interStderr), tk.j.cfg.ExcerptBytes)
 	solVerdict, solMsg := tk.resourceVerdict(solRes, errs.buf, errs.over)
+	if in.firstEnd {
+		return tk.firstToEnd(co, in, solVerdict, solMsg, interRes, interStderr,
+			solStart.Add(solRes.Wall).Before(interStart.Add(interRes.Wall)))
+	}
 	switch solVerdict {
 	case job.VerdictTLE, job.VerdictMLE, job.VerdictOLE:
 		return set(solVerdict, 0, solMsg)
@@ -156,6 +168,43 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 		if solVerdict != "" {
 			return set(solVerdict, 0, solMsg)
 		}
+	}
+	if r.HasScore {
+		sc := r.Score
+		co.score = &sc
+	}
+	return set(r.Verdict, r.Points, r.Message)
+}
+
+// firstToEnd decides a Kattis interaction: the validator's failure is SE; a solution
+// that failed before the validator ended keeps its verdict (a crash makes the validator
+// read end of file and reject: the crash came first); a rejection before the solution
+// ended is WA (a solution that waits forever after a rejection is not TLE); then the
+// solution over a limit, the validator's rejection, the solution's failure, AC.
+func (tk *task) firstToEnd(co caseOutcome, in interaction, solVerdict job.Verdict, solMsg string, interRes Result, interStderr []byte, solFirst bool) (caseOutcome, error) {
+	set := func(v job.Verdict, points float64, msg string) (caseOutcome, error) {
+		co.res.Verdict, co.points, co.res.Message = v, points, clipString(msg, 256)
+		return co, nil
+	}
+	if interRes.Signal == int(syscall.SIGPIPE) && solFirst {
+		// The validator wrote to a solution that had ended.
+		if solVerdict != "" {
+			return set(solVerdict, 0, solMsg)
+		}
+		return set(job.VerdictWA, 0, "the solution stopped reading the "+in.label)
+	}
+	r := in.decide(toolEndedNormally(interRes), interRes.ExitCode, interStderr)
+	co.art.Checker = r.CheckerMessage
+	co.res.CheckerMessage = clipString(in.label+": "+r.CheckerMessage, 256) // admins only
+	switch {
+	case r.Verdict == job.VerdictSE:
+		return set(job.VerdictSE, 0, in.label+": "+r.Message)
+	case solVerdict != "" && solFirst:
+		return set(solVerdict, 0, solMsg)
+	case r.Verdict != job.VerdictAC:
+		return set(r.Verdict, r.Points, r.Message)
+	case solVerdict != "":
+		return set(solVerdict, 0, solMsg)
 	}
 	if r.HasScore {
 		sc := r.Score

@@ -40,6 +40,7 @@ var schema = field{kind: kindMap, want: "a mapping of keys (title: …, time_lim
 	{key: "title", kind: kindString, want: fmt.Sprintf("text of 1..%d characters", maxTitle)},
 	{key: "time_limit_ms", kind: kindInt, want: fmt.Sprintf("a whole number of milliseconds, 1..%d", maxTimeLimitMS)},
 	{key: "memory_limit_mb", kind: kindInt, want: fmt.Sprintf("a whole number of MiB, 1..%d", maxMemoryLimitMB)},
+	{key: "output_limit_mb", kind: kindInt, want: fmt.Sprintf("a whole number of MiB, 1..%d", maxMemoryLimitMB)},
 	{key: "checker", kind: kindMap, want: "a mapping such as {type: lines}", fields: []field{
 		{key: "type", kind: kindString, want: "one of " + checkerTypes},
 		{key: "epsilon", kind: kindNumber, want: "a number in (0, 1)"},

@@ -23,17 +23,17 @@ import (
 // the items after it are skipped. Ignore leaves a group out of its parent's verdict and
 // score (Kattis's ignore_sample). A score outside Range is the judge's error (SE).
 type Group struct {
-	Name                string    `yaml:"name"`
-	Cases               []int     `yaml:"cases"`
-	Groups              []Group   `yaml:"groups"`
-	Aggregate           string    `yaml:"aggregate"`
-	Verdict             string    `yaml:"verdict"`
-	AcceptIfAnyAccepted bool      `yaml:"accept_if_any_accepted"`
-	Ignore              bool      `yaml:"ignore"`
-	OnReject            string    `yaml:"on_reject"`
-	AcceptScore         *float64  `yaml:"accept_score"`
-	RejectScore         float64   `yaml:"reject_score"`
-	Range               []float64 `yaml:"range"`
+	Name                string    `yaml:"name,omitempty"`
+	Cases               []int     `yaml:"cases,omitempty"`
+	Groups              []Group   `yaml:"groups,omitempty"`
+	Aggregate           string    `yaml:"aggregate,omitempty"`
+	Verdict             string    `yaml:"verdict,omitempty"`
+	AcceptIfAnyAccepted bool      `yaml:"accept_if_any_accepted,omitempty"`
+	Ignore              bool      `yaml:"ignore,omitempty"`
+	OnReject            string    `yaml:"on_reject,omitempty"`
+	AcceptScore         *float64  `yaml:"accept_score,omitempty"`
+	RejectScore         float64   `yaml:"reject_score,omitempty"`
+	Range               []float64 `yaml:"range,omitempty"`
 }
 
 // The aggregations, verdict modes and on_reject values of a group.

@@ -30,52 +30,55 @@ const DefaultEpsilon = 1e-6
 
 // Spec is problem.yaml.
 type Spec struct {
-	Title         string      `yaml:"title"`
-	TimeLimitMS   int         `yaml:"time_limit_ms"`
-	MemoryLimitMB int         `yaml:"memory_limit_mb"`
-	Checker       CheckerSpec `yaml:"checker"`
-	Interactor    string      `yaml:"interactor"`
+	Title         string `yaml:"title,omitempty"`
+	TimeLimitMS   int    `yaml:"time_limit_ms,omitempty"`
+	MemoryLimitMB int    `yaml:"memory_limit_mb,omitempty"`
+	// OutputLimitMB bounds what one run may write, below the judge's own bound
+	// (judge.output_limit_mb); 0: the judge's.
+	OutputLimitMB int         `yaml:"output_limit_mb,omitempty"`
+	Checker       CheckerSpec `yaml:"checker,omitempty"`
+	Interactor    string      `yaml:"interactor,omitempty"`
 	// StopOnFirstFailure judges ICPC style: once a case (in case order) is not AC, the
 	// cases after it are not run and are reported as skipped.
-	StopOnFirstFailure bool      `yaml:"stop_on_first_failure"`
-	Subtasks           []Subtask `yaml:"subtasks"`
+	StopOnFirstFailure bool      `yaml:"stop_on_first_failure,omitempty"`
+	Subtasks           []Subtask `yaml:"subtasks,omitempty"`
 	// Samples are the cases whose input a contestant already has (the statement's
 	// examples): a submission's owner sees what the solution wrote on them. Every other
 	// case is hidden: its owner sees its verdict, time, memory and score, never anything
 	// derived from its input or answer.
-	Samples []int `yaml:"samples"`
+	Samples []int `yaml:"samples,omitempty"`
 	// PublicTests opts in to showing owners every case as a sample is shown: for
 	// training sets whose tests are published anyway.
-	PublicTests bool `yaml:"public_tests"`
+	PublicTests bool `yaml:"public_tests,omitempty"`
 	// Interactive runs the kattis checker as an interactor: its standard output is the
 	// solution's standard input and the reverse.
-	Interactive bool `yaml:"interactive"`
+	Interactive bool `yaml:"interactive,omitempty"`
 	// Scoring is the root of a tree of test groups scored Kattis style (see Group);
 	// nil: subtasks, or every case weighs the same.
-	Scoring *Group `yaml:"scoring"`
+	Scoring *Group `yaml:"scoring,omitempty"`
 	// Timing says how the time limit relates to the package's labeled submissions.
-	Timing *Timing `yaml:"timing"`
+	Timing *Timing `yaml:"timing,omitempty"`
 	// Submissions are the package's labeled submissions, which verifying a version
 	// judges (their sources are under submissions/).
-	Submissions []LabeledSubmission `yaml:"submissions"`
+	Submissions []LabeledSubmission `yaml:"submissions,omitempty"`
 }
 
 // CheckerSpec is problem.yaml's checker.
 type CheckerSpec struct {
-	Type    string  `yaml:"type"`
-	Epsilon float64 `yaml:"epsilon"`
-	Source  string  `yaml:"source"`
+	Type    string  `yaml:"type,omitempty"`
+	Epsilon float64 `yaml:"epsilon,omitempty"`
+	Source  string  `yaml:"source,omitempty"`
 	// CaseSensitive (tokens, float; default true): false takes ASCII letters as equal
 	// up to case in tokens that are not compared as numbers.
-	CaseSensitive *bool `yaml:"case_sensitive"`
+	CaseSensitive *bool `yaml:"case_sensitive,omitempty"`
 	// SpaceChangeSensitive (tokens, float): every run of whitespace must be the answer's.
-	SpaceChangeSensitive bool `yaml:"space_change_sensitive"`
+	SpaceChangeSensitive bool `yaml:"space_change_sensitive,omitempty"`
 	// AbsoluteTolerance and RelativeTolerance (float) replace epsilon when either is
 	// given: a number within either tolerance is accepted.
-	AbsoluteTolerance *float64 `yaml:"absolute_tolerance"`
-	RelativeTolerance *float64 `yaml:"relative_tolerance"`
+	AbsoluteTolerance *float64 `yaml:"absolute_tolerance,omitempty"`
+	RelativeTolerance *float64 `yaml:"relative_tolerance,omitempty"`
 	// Args (kattis) are passed to the validator after its three arguments.
-	Args []string `yaml:"args"`
+	Args []string `yaml:"args,omitempty"`
 }
 
 // Timing bounds the time limit by the labeled submissions' times, as the Kattis format
@@ -84,26 +87,26 @@ type CheckerSpec struct {
 // time_limit_ms is provisional until a verify derives the limit (the smallest multiple
 // of ResolutionMS that satisfies the first bound).
 type Timing struct {
-	Derive         bool    `yaml:"derive"`
-	ACToTimeLimit  float64 `yaml:"ac_to_time_limit"`
-	TimeLimitToTLE float64 `yaml:"time_limit_to_tle"`
-	ResolutionMS   int     `yaml:"resolution_ms"`
+	Derive         bool    `yaml:"derive,omitempty"`
+	ACToTimeLimit  float64 `yaml:"ac_to_time_limit,omitempty"`
+	TimeLimitToTLE float64 `yaml:"time_limit_to_tle,omitempty"`
+	ResolutionMS   int     `yaml:"resolution_ms,omitempty"`
 }
 
 // LabeledSubmission is one of the package's own submissions: its source (under
 // submissions/), its language (empty: oj cannot run it, and Note says why) and the
 // verdicts it is expected to get (any one of them is as labeled).
 type LabeledSubmission struct {
-	Source   string   `yaml:"source"`
-	Language string   `yaml:"language"`
-	Expect   []string `yaml:"expect"`
+	Source   string   `yaml:"source,omitempty"`
+	Language string   `yaml:"language,omitempty"`
+	Expect   []string `yaml:"expect,omitempty"`
 	// Label is the package's own name for what is expected (accepted, wrong_answer,
 	// a Polygon tag), shown next to Expect.
-	Label string `yaml:"label"`
+	Label string `yaml:"label,omitempty"`
 	// TimeLimit excludes the submission from deriving the time limit when false
 	// (Kattis's slow_accepted).
-	TimeLimit *bool  `yaml:"time_limit"`
-	Note      string `yaml:"note"`
+	TimeLimit *bool  `yaml:"time_limit,omitempty"`
+	Note      string `yaml:"note,omitempty"`
 }
 
 // IsCaseSensitive reports whether the tokens and float checkers compare case.
@@ -159,6 +162,9 @@ func parseSpec(b []byte, cases int, has func(string) bool) (Spec, error) {
 	}
 	if s.MemoryLimitMB < 1 || s.MemoryLimitMB > maxMemoryLimitMB {
 		return s, specError(ErrBadLimits, lines.at("memory_limit_mb"), "memory_limit_mb: %d is out of range 1..%d", s.MemoryLimitMB, maxMemoryLimitMB)
+	}
+	if s.OutputLimitMB < 0 || s.OutputLimitMB > maxMemoryLimitMB {
+		return s, specError(ErrBadLimits, lines.at("output_limit_mb"), "output_limit_mb: %d is out of range 1..%d", s.OutputLimitMB, maxMemoryLimitMB)
 	}
 	if err := s.checkChecker(has, lines); err != nil {
 		return s, err
