@@ -68,8 +68,11 @@ func (s *Server) buildTools(ctx context.Context, sha string, pkg *problem.Packag
 // toolNames names what a package needs built, for messages.
 func toolNames(spec problem.Spec) string {
 	var names []string
-	if spec.Checker.Type == problem.CheckerTestlib {
+	switch spec.Checker.Type {
+	case problem.CheckerTestlib:
 		names = append(names, "checker "+spec.Checker.Source)
+	case problem.CheckerKattis:
+		names = append(names, "validator "+spec.Checker.Source)
 	}
 	if spec.Interactor != "" {
 		names = append(names, "interactor "+spec.Interactor)

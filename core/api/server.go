@@ -145,6 +145,8 @@ func (s *Server) Handler() http.Handler {
 	user("GET /api/v1/problems/{id}", s.getProblem)
 	admin("GET /api/v1/problems", s.listProblems)
 	admin("DELETE /api/v1/problems/{id}", s.removeProblem)
+	user("GET /api/v1/problems/{id}/samples/{n}/{file}", s.getSample)
+	user("GET /api/v1/problems/{id}/statement/{path...}", s.getStatement)
 
 	admin("GET /admin/v1/overview", s.overview)
 	admin("GET /admin/v1/pel", s.pel)
@@ -157,6 +159,8 @@ func (s *Server) Handler() http.Handler {
 	admin("POST /admin/v1/trim", s.trim)
 	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission)
 	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem)
+	admin("POST /admin/v1/problems/{id}/verify", s.verifyProblem)
+	admin("GET /admin/v1/problems/{id}/verify", s.getVerification)
 	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel)
 	admin("GET /admin/v1/workers", s.workers)
 	admin("GET /admin/v1/audit", s.audit)

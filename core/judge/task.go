@@ -54,7 +54,11 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	if err := os.WriteFile(filepath.Join(tk.box, tk.src), []byte(tk.t.Source), 0o644); err != nil {
 		return job.Outcome{}, arts, err
 	}
-	tk.cpu = time.Duration(float64(spec.TimeLimit()) * tk.lang.TimeFactor)
+	limit := spec.TimeLimit()
+	if tk.t.TimeLimitMS > 0 {
+		limit = time.Duration(tk.t.TimeLimitMS) * time.Millisecond
+	}
+	tk.cpu = time.Duration(float64(limit) * tk.lang.TimeFactor)
 	tk.wall = time.Duration(float64(tk.cpu)*tk.j.cfg.WallFactor) + tk.j.cfg.WallExtra
 	tk.mem = int64(float64(spec.MemoryLimitBytes()) * tk.lang.MemoryFactor)
 

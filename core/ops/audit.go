@@ -24,6 +24,7 @@ const (
 	ActionProblemPush    Action = "problem_push"
 	ActionProblemRemove  Action = "problem_remove"
 	ActionPurge          Action = "dlq_purge"
+	ActionProblemVerify  Action = "problem_verify"
 )
 
 // audited runs an action and writes its audit row (invariant 8), the only place that

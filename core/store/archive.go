@@ -37,7 +37,7 @@ const (
 
 // The submission count is a subquery per problem on submissions_problem (problem_id, …).
 const problemSummarySQL = `SELECT p.id, v.title, v.version, v.sha256, v.case_count,
-       (SELECT count(*) FROM submissions s WHERE s.problem_id = p.id), p.archived_at, p.created_at, v.created_at
+       (SELECT count(*) FROM submissions s WHERE s.problem_id = p.id AND s.purpose = 'user'), p.archived_at, p.created_at, v.created_at
   FROM problems p JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.latest_version`
 
 func scanProblemSummary(row pgx.Row, p *ProblemSummary) error {

@@ -34,7 +34,18 @@ type NewSubmission struct {
 	// concurrent submits of one owner cannot both pass. Neither applies without an owner.
 	MaxLive        int
 	RefuseIfQueued bool
+	// Purpose is PurposeUser (the default) or PurposeVerify: a verification's
+	// submission, which counts for no one.
+	Purpose string
+	// TimeLimitMS, when > 0, is the limit it is judged with instead of its version's.
+	TimeLimitMS int
 }
+
+// Submission purposes.
+const (
+	PurposeUser   = "user"
+	PurposeVerify = "verify"
+)
 
 // LiveBoundError is a submit refused for its owner's live submissions: Limit (MaxLive)
 // reached, or Backlog (RefuseIfQueued) while Queued > 0.
@@ -108,6 +119,7 @@ type Submission struct {
 	Cases          []job.CaseResult
 	LastError      string
 	TraceID        string
+	Purpose        string
 	CreatedAt      time.Time
 	QueuedAt       time.Time
 	StartedAt      *time.Time
@@ -116,8 +128,8 @@ type Submission struct {
 
 const insertSubmissionSQL = `
 INSERT INTO submissions (id, owner_id, problem_id, problem_version, problem_sha256, language, lane,
-                         source, max_attempts, idempotency_key, request_hash, trace_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12)`
+                         source, max_attempts, idempotency_key, request_hash, trace_id, purpose, time_limit_ms)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, NULLIF($14, 0))`
 
 // InsertSubmission inserts a queued submission and returns its id. It does not enqueue it:
 // Submit (or a caller's own transaction) adds the outbox row.
@@ -129,9 +141,12 @@ func InsertSubmission(ctx context.Context, db DB, n NewSubmission) (string, erro
 	if n.MaxAttempts <= 0 {
 		n.MaxAttempts = 3
 	}
+	if n.Purpose == "" {
+		n.Purpose = PurposeUser
+	}
 	_, err = db.Exec(ctx, insertSubmissionSQL, id.String(), n.OwnerID, n.ProblemID, n.ProblemVersion,
 		n.ProblemSHA256, n.Language, string(n.Lane), n.Source, n.MaxAttempts, n.IdempotencyKey,
-		n.RequestHash(), n.TraceID)
+		n.RequestHash(), n.TraceID, n.Purpose, n.TimeLimitMS)
 	if err != nil {
 		return "", fmt.Errorf("insert submission: %w", err)
 	}
@@ -164,7 +179,7 @@ func Submit(ctx context.Context, db DB, n NewSubmission) (string, error) {
 const submissionColumns = `id::text, owner_id, problem_id, problem_version, problem_sha256, language, lane,
     source, state, attempt, failures, max_attempts, coalesce(lease_owner, ''), lease_until,
     coalesce(verdict, ''), coalesce(score, 0), coalesce(time_ms, 0), coalesce(memory_kb, 0),
-    compile_output, cases, last_error, trace_id, created_at, queued_at, started_at, finished_at`
+    compile_output, cases, last_error, trace_id, purpose, created_at, queued_at, started_at, finished_at`
 
 func scanSubmission(row pgx.Row) (*Submission, error) {
 	var s Submission
@@ -173,7 +188,7 @@ func scanSubmission(row pgx.Row) (*Submission, error) {
 	err := row.Scan(&s.ID, &s.OwnerID, &s.ProblemID, &s.ProblemVersion, &s.ProblemSHA256, &s.Language,
 		&lane, &s.Source, &state, &s.Attempt, &s.Failures, &s.MaxAttempts, &s.LeaseOwner, &s.LeaseUntil,
 		&verdict, &s.Score, &s.TimeMS, &s.MemoryKB, &s.CompileOutput, &cases, &s.LastError, &s.TraceID,
-		&s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
+		&s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
 	if err != nil {
 		return nil, err
 	}

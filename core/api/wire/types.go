@@ -133,6 +133,36 @@ type Problem struct {
 	Samples     []int     `json:"samples"`
 	PublicTests bool      `json:"public_tests"`
 	CreatedAt   time.Time `json:"created_at"`
+	// Format is the format the package was uploaded in: oj, kattis or polygon;
+	// FormatVersion the format's own version (Kattis: legacy, 2023-07-draft, 2025-09).
+	Format        string `json:"format"`
+	FormatVersion string `json:"format_version,omitempty"`
+	// TimeLimitProvisional: the package gives no time limit; TimeLimitMS is used until a
+	// verify derives the limit from its accepted submissions.
+	TimeLimitProvisional bool `json:"time_limit_provisional"`
+	// Scoring: the problem scores by test groups (Kattis style).
+	Scoring bool `json:"scoring"`
+	// Statements are the statement files the package ships (GET …/statement/{path}).
+	Statements []string `json:"statements"`
+	// LabeledSubmissions counts the package's own submissions, which verify judges.
+	LabeledSubmissions int `json:"labeled_submissions"`
+	// Import is what was mapped from the original package (admins only).
+	Import *ProblemImport `json:"import,omitempty"`
+	// Verify is the version's latest verification, if any.
+	Verify *VerifySummary `json:"verify,omitempty"`
+}
+
+// ProblemImport says how a package was read: what became what, and what is kept
+// unused and why.
+type ProblemImport struct {
+	Mapped []Mapped `json:"mapped"`
+	Notes  []string `json:"notes"`
+}
+
+// Mapped is one line of a ProblemImport.
+type Mapped struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // ProblemSummary is a problem in GET /api/v1/problems: its latest version, how many
