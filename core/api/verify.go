@@ -241,6 +241,7 @@ func (s *Server) decide(ctx context.Context, pv *store.ProblemVersion, v *store.
 			return 1
 		}}
 	in.Scoring, _ = pv.Meta["scoring"].(bool)
+	in.Interactive, _ = pv.Meta["interactive"].(bool)
 	if pkg, err := s.storedPackage(ctx, pv.SHA256); err == nil && pkg.Spec.Timing != nil {
 		t := pkg.Spec.Timing
 		in.Timing = verification.Timing{ACToTimeLimit: t.ACToTimeLimit, TimeLimitToTLE: t.TimeLimitToTLE, ResolutionMS: t.ResolutionMS}

@@ -72,21 +72,11 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 		}
 	}
 
-	toInter, fromSol, err := os.Pipe() // solution stdout → interactor stdin
+	w, err := newWiring(in.firstEnd)
 	if err != nil {
 		return caseOutcome{}, err
 	}
-	toSol, fromInter, err := os.Pipe() // interactor stdout → solution stdin
-	if err != nil {
-		toInter.Close()
-		fromSol.Close()
-		return caseOutcome{}, err
-	}
-	var solOnce, interOnce sync.Once
-	closeSolEnds := func() { solOnce.Do(func() { toSol.Close(); fromSol.Close() }) }
-	closeInterEnds := func() { interOnce.Do(func() { toInter.Close(); fromInter.Close() }) }
-	defer closeSolEnds()
-	defer closeInterEnds()
+	defer w.close()
 
 	errs, err := newOutputSink(markerScan, tk.runSpec().OutputBytes)
 	if err != nil {
@@ -95,20 +85,18 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 	defer errs.wait()
 
 	var (
-		wg                   sync.WaitGroup
-		solRes, interRes     Result
-		solErr, interErr     error
-		interStderr          []byte
-		solStart, interStart time.Time
+		wg               sync.WaitGroup
+		solRes, interRes Result
+		solErr, interErr error
+		interStderr      []byte
 	)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		s := tk.runSpec()
-		s.Stdin, s.Stdout, s.Stderr = toSol, fromSol, errs.w
-		s.OnStart = func() { solStart = time.Now(); closeSolEnds() }
+		s.Stdin, s.Stdout, s.Stderr, s.OnStart = w.solIn, w.solOut, errs.w, w.closeSol
 		solRes, solErr = tk.j.runner.Run(ctx, s)
-		closeSolEnds()
+		w.closeSol()
 		errs.wait()
 	}()
 	go func() {
@@ -117,11 +105,11 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 		// answers is the one timed out.
 		wall := max(tk.j.cfg.Checker.Wall, tk.wall+tk.j.cfg.WallExtra+tk.j.cfg.WallExtra)
 		interRes, _, interStderr, interErr = tk.runTool(ctx, toolRun{box: in.box, tool: in.tool, args: in.args,
-			stdin: toInter, stdout: fromInter, wall: wall, keepWrites: in.keepWrites,
-			onStart: func() { interStart = time.Now(); closeInterEnds() }})
-		closeInterEnds()
+			stdin: w.interIn, stdout: w.interOut, wall: wall, keepWrites: in.keepWrites, onStart: w.closeInter})
+		w.closeInter()
 	}()
 	wg.Wait()
+	solFirst := w.solEndedFirst()
 	if solErr != nil {
 		return caseOutcome{}, fmt.Errorf("run: %w", solErr)
 	}
@@ -145,8 +133,7 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 	co.art.Checker = clipString(string(interStderr), tk.j.cfg.ExcerptBytes)
 	solVerdict, solMsg := tk.resourceVerdict(solRes, errs.buf, errs.over)
 	if in.firstEnd {
-		return tk.firstToEnd(co, in, solVerdict, solMsg, interRes, interStderr,
-			solStart.Add(solRes.Wall).Before(interStart.Add(interRes.Wall)))
+		return tk.firstToEnd(co, in, solVerdict, solMsg, interRes, interStderr, solFirst)
 	}
 	switch solVerdict {
 	case job.VerdictTLE, job.VerdictMLE, job.VerdictOLE:
@@ -211,4 +198,116 @@ func (tk *task) firstToEnd(co caseOutcome, in interaction, solVerdict job.Verdic
 		co.score = &sc
 	}
 	return set(r.Verdict, r.Points, r.Message)
+}
+
+// wiring connects a solution and an interactor. Directly, the solution's stdout is the
+// interactor's stdin and the reverse (testlib interactors). Relayed (a Kattis
+// interaction, decided by who ended first), the worker copies each direction and notes
+// when each side's output reaches end of file — the side ended (or hung up) — before it
+// closes the other side's input: so the one seen first truly ended first, a causal
+// order that two sandbox runs' clocks could not give within milliseconds (a solution
+// that crashes makes the validator read end of file and reject a moment later).
+type wiring struct {
+	solIn, solOut, interIn, interOut *os.File // the runs' ends
+	host                             []*os.File
+	solOnce, interOnce               sync.Once
+	relays                           sync.WaitGroup
+	mu                               sync.Mutex
+	solEOF, interEOF                 time.Time
+}
+
+func newWiring(relayed bool) (*wiring, error) {
+	w := &wiring{}
+	pipe := func() (*os.File, *os.File, error) {
+		r, wr, err := os.Pipe()
+		if err == nil {
+			w.host = append(w.host, r, wr)
+		}
+		return r, wr, err
+	}
+	if !relayed {
+		toInter, fromSol, err := pipe() // solution stdout → interactor stdin
+		if err != nil {
+			return nil, err
+		}
+		toSol, fromInter, err := pipe() // interactor stdout → solution stdin
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		w.solIn, w.solOut, w.interIn, w.interOut = toSol, fromSol, toInter, fromInter
+		return w, nil
+	}
+	var ends [8]*os.File
+	for i := 0; i < 4; i++ {
+		r, wr, err := pipe()
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		ends[2*i], ends[2*i+1] = r, wr
+	}
+	// solution stdin ← relay ← interactor stdout; solution stdout → relay → interactor stdin.
+	solInR, solInW, solOutR, solOutW := ends[0], ends[1], ends[2], ends[3]
+	interInR, interInW, interOutR, interOutW := ends[4], ends[5], ends[6], ends[7]
+	w.solIn, w.solOut, w.interIn, w.interOut = solInR, solOutW, interInR, interOutW
+	w.relays.Add(2)
+	go w.relay(solOutR, interInW, &w.solEOF)
+	go w.relay(interOutR, solInW, &w.interEOF)
+	return w, nil
+}
+
+// relay copies from → to; at end of file it notes when and closes to, so the other side
+// reads end of file; when to is gone it closes from, so the writer's next write fails.
+func (w *wiring) relay(from, to *os.File, eof *time.Time) {
+	defer w.relays.Done()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := from.Read(buf)
+		if n > 0 {
+			if _, werr := to.Write(buf[:n]); werr != nil {
+				from.Close()
+				to.Close()
+				return
+			}
+		}
+		if err != nil {
+			w.mu.Lock()
+			*eof = time.Now()
+			w.mu.Unlock()
+			to.Close()
+			from.Close()
+			return
+		}
+	}
+}
+
+// closeSol closes the worker's copies of the solution's ends once its run has them.
+func (w *wiring) closeSol() { w.solOnce.Do(func() { w.solIn.Close(); w.solOut.Close() }) }
+
+// closeInter closes the worker's copies of the interactor's ends.
+func (w *wiring) closeInter() { w.interOnce.Do(func() { w.interIn.Close(); w.interOut.Close() }) }
+
+// solEndedFirst waits for the relays (both runs are over) and reports whether the
+// solution's output ended before the interactor's. Direct wiring cannot tell: false.
+func (w *wiring) solEndedFirst() bool {
+	w.closeSol()
+	w.closeInter()
+	w.relays.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.solEOF.IsZero():
+		return false
+	case w.interEOF.IsZero():
+		return true
+	}
+	return w.solEOF.Before(w.interEOF)
+}
+
+// close closes every end the worker still holds.
+func (w *wiring) close() {
+	for _, f := range w.host {
+		f.Close()
+	}
 }

@@ -77,7 +77,7 @@ func (tk *task) kattisInteraction() interaction {
 	box := filepath.Join(tk.dir, "validator")
 	return interaction{label: "validator", tool: tk.validator, box: box,
 		files: map[string]string{"input.in": "in", "answer.ans": "ans"},
-		args:  tk.validatorArgs(), keepWrites: true,
+		args:  tk.validatorArgs(), keepWrites: true, firstEnd: true,
 		prepare: func() error { return freshFeedback(box) },
 		decide: func(ok bool, code int, stderr []byte) check.Result {
 			return check.Kattis(ok, code, readFeedback(box), stderr)

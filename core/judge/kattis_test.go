@@ -91,9 +91,16 @@ func TestKattisInteractiveValidator(t *testing.T) {
 	if out.Verdict != job.VerdictWA || out.Cases[0].Verdict != job.VerdictAC || out.Cases[1].Verdict != job.VerdictWA {
 		t.Fatalf("linear search: %s %+v", out.Verdict, out.Cases)
 	}
-	out = judgeWith(t, testJudge, sha, "c11", "int main(void) { return 3; }\n")
-	if out.Verdict != job.VerdictWA && out.Verdict != job.VerdictRE {
-		t.Fatalf("silent crash: %s %+v", out.Verdict, out.Cases)
+	// Who ended first decides: a solution that crashes at once makes the validator read
+	// end of file and reject, but the crash came first: RE. A validator that rejects
+	// while the solution runs on gives WA, however the solution ends after.
+	out = judgeWith(t, testJudge, sha, "c11", "int main(void) { return 42; }\n")
+	if out.Verdict != job.VerdictRE {
+		t.Fatalf("crash before any guess: %s %+v", out.Verdict, out.Cases)
+	}
+	out = judgeWith(t, testJudge, sha, "c11", "#include <stdio.h>\nint main(void) { puts(\"abc\"); fflush(stdout); for (;;); }\n")
+	if out.Verdict != job.VerdictWA {
+		t.Fatalf("rejected, then spins: %s %+v", out.Verdict, out.Cases)
 	}
 }
 

@@ -42,6 +42,10 @@ type Input struct {
 	Timing     Timing
 	// Scoring: verdicts come from scoring groups, not from the first failed case.
 	Scoring bool
+	// Interactive: a case the interactor rejected stays WA whatever time the solution
+	// spent after (the rejection came first; at the limit it would have been killed
+	// after it).
+	Interactive bool
 	Entries []store.VerifyEntry
 	// Runs are the entries' submissions by id.
 	Runs map[string]*store.Submission
@@ -147,8 +151,9 @@ func Compute(in Input) Result {
 			}
 		}
 	}
-	if r.SlowestACMS > 0 {
-		r.Margin = math.Round(float64(r.LimitMS)/float64(r.SlowestACMS)*100) / 100
+	if r.SlowestACSource != "" {
+		// Under a millisecond counts as one: the margin is then at least the limit in ms.
+		r.Margin = math.Round(float64(r.LimitMS)/float64(max(r.SlowestACMS, 1))*100) / 100
 	}
 	for _, e := range in.Entries {
 		row := Row{Source: e.Source, Language: e.Language, Label: e.Label, Expect: e.Expect, SubmissionID: e.SubmissionID, Note: e.Note}
@@ -170,7 +175,7 @@ func Compute(in Input) Result {
 			f := factor(e.Language)
 			row.LimitMS = int(float64(r.LimitMS) * f)
 			row.TimeMS, row.Run, row.Score = slowest(s), string(s.Verdict), s.Score
-			row.Got = string(held(s, row.LimitMS, in.Scoring))
+			row.Got = string(held(s, row.LimitMS, in.Scoring, in.Interactive))
 			row.Status, row.Note = judge(row, e, in.Timing, r.LimitMS, f, in.RunLimitMS)
 		}
 		switch row.Status {
@@ -197,9 +202,10 @@ func Compute(in Input) Result {
 }
 
 // held is the verdict a run gets when its cases are held to limitMS: without scoring,
-// the first case (in order) that is not AC — a case over the limit is TLE; with
-// scoring, an accepted run with a case over the limit is TLE.
-func held(s *store.Submission, limitMS int, scoring bool) job.Verdict {
+// the first case (in order) that is not AC — a case over the limit is TLE, but for a
+// rejection by an interactor, which came first; with scoring, an accepted run with a
+// case over the limit is TLE.
+func held(s *store.Submission, limitMS int, scoring, interactive bool) job.Verdict {
 	switch s.Verdict {
 	case job.VerdictCE, job.VerdictSE:
 		return s.Verdict
@@ -217,7 +223,7 @@ func held(s *store.Submission, limitMS int, scoring bool) job.Verdict {
 		if v == job.VerdictSK {
 			continue
 		}
-		if c.TimeMS > limitMS && v != job.VerdictMLE {
+		if c.TimeMS > limitMS && v != job.VerdictMLE && !(interactive && v == job.VerdictWA) {
 			v = job.VerdictTLE
 		}
 		if v != job.VerdictAC {
@@ -237,7 +243,10 @@ func judge(row Row, e store.VerifyEntry, t Timing, limitMS int, factor float64, 
 	expectTLE := slices.Contains(e.Expect, "TLE")
 	switch {
 	case slices.Contains(e.Expect, row.Got):
-		if row.Got == "TLE" && t.TimeLimitToTLE > 1 {
+		// Past the limit but done within limit × time_limit_to_tle: too close to call. A
+		// run that timed out at the run limit went past it (a wall-time TLE, a program
+		// that waits, shows little CPU time).
+		if row.Got == "TLE" && row.Run != "TLE" && t.TimeLimitToTLE > 1 {
 			need := int(float64(limitMS) * t.TimeLimitToTLE * factor)
 			if row.TimeMS < need && int(float64(runLimitMS)*factor) >= need {
 				return Ambiguous, add(fmt.Sprintf("TLE at the limit (%d ms of %d ms) but done within limit × time_limit_to_tle (%d ms)", row.TimeMS, row.LimitMS, need))

@@ -287,3 +287,34 @@ func (s *Source) Root() string { return s.root }
 
 // String names the source for errors.
 func (s *Source) String() string { return fmt.Sprintf("package (%d files)", len(s.files)) }
+
+// LinkStub returns the file a link stub resolves to: a small file whose whole content is
+// a relative path to another file of the package, which is how git checks out a symlink
+// where it makes none (core.symlinks=false). Followed through at most maxLinkHops
+// stubs; "" when name is no stub.
+func (s *Source) LinkStub(name string) string {
+	cur := name
+	for hop := 0; hop < maxLinkHops; hop++ {
+		f, ok := s.files[cur]
+		if !ok || f.UncompressedSize64 == 0 || f.UncompressedSize64 > maxLinkTarget {
+			break
+		}
+		b, err := s.ReadFile(cur, maxLinkTarget)
+		if err != nil {
+			break
+		}
+		target := string(b)
+		if target == "" || strings.ContainsAny(target, "\n\r\x00\\") || strings.HasPrefix(target, "/") || !strings.Contains(target, "/") && !strings.Contains(target, ".") {
+			break
+		}
+		next := path.Clean(path.Join(path.Dir(cur), target))
+		if next == cur || next == ".." || strings.HasPrefix(next, "../") || !s.Has(next) {
+			break
+		}
+		cur = next
+	}
+	if cur == name {
+		return ""
+	}
+	return cur
+}

@@ -143,6 +143,16 @@ func TestKattisLegacyFixture(t *testing.T) {
 	if !found {
 		t.Fatalf("the link is not in the mapping: %+v", im.Import.Mapped)
 	}
+	// The same link as git checks it out without symlinks: a file holding its target.
+	files["data/secret/g1/a.in"] = "../../sample/1.in"
+	im, err = Import(problemtest.Zip(files), "", problem.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := im.Package.ReadFile("tests/2.in", 1<<10)
+	if err != nil || string(b) != "1 2\n" {
+		t.Fatalf("a link stub: tests/2.in = %q %v", b, err)
+	}
 }
 
 func TestKattis2025Fixture(t *testing.T) {

@@ -419,12 +419,18 @@ func (c *converter) walk(dir string, parent settings, depth int, flags map[strin
 		if n > c.src.Limits().MaxCases {
 			return nil, &problem.InvalidError{Reason: problem.ErrBadTests, Name: in, Detail: fmt.Sprintf("more than %d cases (judge.package_limits.max_cases)", c.src.Limits().MaxCases)}
 		}
+		via := ""
 		for from, to := range map[string]string{in: fmt.Sprintf("tests/%d.in", n), ans: fmt.Sprintf("tests/%d.out", n)} {
+			if t := c.src.LinkStub(from); t != "" {
+				// git's form of a symlink, checked out without symlinks: a file holding
+				// the link's target. Read as the link it stands for.
+				c.im.Note("%s holds the path %s: read as a link to it (how git checks out a symlink without symlinks)", from, t)
+				from = t
+			}
 			if _, err := c.b.Copy(c.src, from, to, false); err != nil {
 				return nil, err
 			}
 		}
-		via := ""
 		if t := c.src.LinkTarget(in); t != "" {
 			via = " (a link to " + t + ")"
 		}
