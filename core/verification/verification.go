@@ -46,7 +46,7 @@ type Input struct {
 	// spent after (the rejection came first; at the limit it would have been killed
 	// after it).
 	Interactive bool
-	Entries []store.VerifyEntry
+	Entries     []store.VerifyEntry
 	// Runs are the entries' submissions by id.
 	Runs map[string]*store.Submission
 	// Factor is a language's time factor (1 when unknown).
