@@ -58,11 +58,11 @@ install: build ## install binaries, units, /etc/oj/ojd.yaml and docs (PREFIX=/us
 test-vm: ## Debian 12 guest (systemd, cgroup v2): .deb, PostgreSQL, Redis, judging, sandbox, reboot
 	@bash scripts/vm/test.sh
 
-stop: ## stop the var/ PostgreSQL + Redis that `make run` started (data kept)
-	@if [ -d var/stack ]; then bash scripts/stack.sh stop --dir var/stack; else echo "no var/stack"; fi
+stop: ## stop what `make run` started (ojd, the var/ PostgreSQL + Redis; data kept), unmount what a killed ojd left
+	@bash scripts/stop.sh
 
 clean: ## remove bin/ (var/, the local database and objects, is kept)
 	rm -rf bin
 
-distclean: stop ## stop the var/ stack and remove bin/ and var/ (deletes the local database)
-	rm -rf bin var
+distclean: ## `make stop`, then remove bin/, var/ (the local database too) and the judge's work dir
+	@bash scripts/stop.sh --remove

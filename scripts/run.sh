@@ -4,19 +4,29 @@
 # Installs what is missing (deps.sh), starts this checkout's persistent PostgreSQL + Redis
 # under var/stack (ports 55432 and 56379 unless PG_PORT / REDIS_PORT say otherwise; a stack
 # already running keeps its ports), builds bin/ojd and bin/ojctl, writes var/ojd.yaml if it
-# does not exist (an existing one is kept as the operator left it), applies the migrations,
-# creates an admin token once (var/admin.token, mode 0600) and runs `ojd all`. Once ojd has
-# bound the API's address it prints that address (the one bound, not the one asked for:
-# with port 0 the kernel picks the port) with the token as OJCTL_SERVER / OJCTL_TOKEN.
+# does not exist (an existing one is kept as the operator left it), checks it with `ojd
+# config`, applies the migrations, creates an admin token once (var/admin.token, mode 0600)
+# and runs `ojd all`. Once ojd is ready — the API bound and the worker's self-check passed —
+# it prints the API's address (the one bound, not the one asked for: with port 0 the kernel
+# picks the port) with the token as OJCTL_SERVER / OJCTL_TOKEN, and the `ojd token create`
+# command for this checkout. A failed self-check ends ojd, and so this script, with the
+# reason as the last line and a non-zero exit.
+#
+# The judge's work dir is var/work, unless the checkout is under /tmp (or /dev, /proc, /w),
+# which every sandboxed run gets a fresh one of and where the worker refuses a work dir:
+# then it is /var/tmp/oj-work-NAME-HASH (scripts/checkout.sh), and this script says so.
 # API_ADDR=host:port chooses the address (over OJ_API_LISTEN and the config's api.listen);
 # API_ADDR=127.0.0.1:0 takes any free port. Ctrl-C stops ojd; the stack keeps running
-# until `make stop`.
+# until `make stop`, which also stops an ojd still running (var/ojd.pid) and unmounts what
+# a killed one left.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$ROOT"
 # shellcheck source=scripts/deps.sh
 . "$ROOT/scripts/deps.sh"
+# shellcheck source=scripts/checkout.sh
+. "$ROOT/scripts/checkout.sh"
 
 VAR="$ROOT/var"
 STACK_DIR="$VAR/stack"
@@ -24,7 +34,10 @@ CONFIG="$VAR/ojd.yaml"
 TOKEN_FILE="$VAR/admin.token"
 # ojd writes the address it bound here (and removes it when it exits).
 ADDR_FILE="$VAR/api.addr"
-mkdir -p "$VAR" "$VAR/objects" "$VAR/work"
+# make stop finds the ojd to stop here (this script's pid, which ojd takes over by exec).
+PID_FILE="$VAR/ojd.pid"
+WORK_DIR=$(oj_work_dir "$ROOT")
+mkdir -p "$VAR" "$VAR/objects"
 
 args=(start --dir "$STACK_DIR")
 [[ -n "${PG_PORT:-}" ]] && args+=(--pg-port "$PG_PORT")
@@ -39,6 +52,11 @@ go build -o bin/ ./cmd/...
 
 if [[ ! -f "$CONFIG" ]]; then
 	echo "== writing $CONFIG"
+	if [[ "$WORK_DIR" != "$VAR/work" ]]; then
+		echo "== this checkout is under $(oj_sandbox_dir "$ROOT"), which every sandboxed run gets a fresh one of, so the"
+		echo "   worker cannot keep its work dir in var/: judge.work_dir is $WORK_DIR"
+		echo "   (make distclean removes it)"
+	fi
 	cat >"$CONFIG" <<EOT
 # Written once by scripts/run.sh for this checkout's stack (var/stack); edit freely, it is
 # not overwritten. OJ_* environment variables and flags override these keys.
@@ -53,7 +71,7 @@ storage:
   fs:
     root: $VAR/objects
 judge:
-  work_dir: $VAR/work
+  work_dir: $WORK_DIR
   cache:
     dir: $VAR/cache
 log:
@@ -69,6 +87,16 @@ fi
 
 OJD=("$ROOT/bin/ojd" --config "$CONFIG")
 
+# The whole configuration is checked before anything starts: an unknown key stops here
+# with its name and the nearest valid one, as ojd would at start.
+effective=$("${OJD[@]}" config)
+work_dir=$(printf '%s\n' "$effective" | awk '/^judge:/ { j = 1; next } /^[^ ]/ { j = 0 } j && /^  work_dir:/ { print $2 }')
+work_dir=${work_dir//\"/}
+if [[ -n "$(oj_sandbox_dir "$work_dir")" ]]; then
+	echo "warning: judge.work_dir $work_dir (in $CONFIG) is inside $(oj_sandbox_dir "$work_dir"): the worker will refuse it." >&2
+	echo "warning: set it to $WORK_DIR, or remove $CONFIG to have it rewritten" >&2
+fi
+
 echo "== ojd migrate up"
 "${OJD[@]}" migrate up
 
@@ -82,8 +110,10 @@ if [[ ! -s "$TOKEN_FILE" || "$STACK_DIR/pg/PG_VERSION" -nt "$TOKEN_FILE" ]]; the
 fi
 chmod 0600 "$TOKEN_FILE"
 
-# announce waits for ojd (process $1, this script's pid once exec'd) to bind, then prints
-# the address it bound; it gives up quietly if ojd exits first (a busy port: ojd says why).
+# announce waits for ojd (process $1, this script's pid once exec'd) to be ready — ojd
+# writes the address it bound once its worker's self-check passed — then prints that
+# address; it gives up quietly if ojd exits first (a busy port, a failed self-check: ojd
+# says why, last).
 announce() {
 	local pid=$1 addr host port
 	until [[ -s "$ADDR_FILE" ]]; do
@@ -96,13 +126,18 @@ announce() {
 	case "$host" in "" | 0.0.0.0 | "[::]") host=127.0.0.1 ;; esac
 	cat <<EOT
 
-oj is listening on http://$host:$port  (config: $CONFIG, stack: $STACK_DIR)
+oj is listening on http://$host:$port  (the worker's self-check passed; config: $CONFIG, stack: $STACK_DIR)
 Admin token saved in $TOKEN_FILE. For ojctl:
 
   export OJCTL_SERVER=http://$host:$port
   export OJCTL_TOKEN=$(cat "$TOKEN_FILE")
 
-Ctrl-C stops ojd; \`make stop\` stops PostgreSQL and Redis.
+More tokens (the token is the last line printed; --role user|admin):
+
+  $(printf '%q ' "${OJD[@]}")token create --name NAME --role user
+
+Ctrl-C stops ojd; \`make stop\` stops it too, then PostgreSQL and Redis, and unmounts
+what a killed ojd left (judge.work_dir: $work_dir).
 
 EOT
 }
@@ -115,5 +150,6 @@ else
 	echo "== ojd all (api.listen of $CONFIG, or OJ_API_LISTEN; API_ADDR=host:port chooses)"
 fi
 rm -f "$ADDR_FILE"
+echo $$ >"$PID_FILE"
 announce $$ &
 exec "${OJD[@]}" "${all[@]}"

@@ -236,7 +236,8 @@ func (f *fake) Audit(context.Context, int) ([]wire.AuditEntry, error) {
 	}
 	return []wire.AuditEntry{
 		{ID: 12, At: t0.Add(-2 * time.Minute), Actor: "alice", Action: "dlq_replay", Params: map[string]any{"ids": []any{"0195a1b2-0000-7000-8000-0000000000cc"}, "all": false}, Counts: map[string]any{"requested": 1, "replayed": 1}},
-		{ID: 11, At: t0.Add(-10 * time.Minute), Actor: "alice", Action: "trim", DryRun: true, Params: map[string]any{"lane": "light", "strategy": "safe"}, Counts: map[string]any{"length_before": 100000, "length_after": 10030}},
+		{ID: 11, At: t0.Add(-10 * time.Minute), Actor: "alice", Action: "trim", DryRun: true, Params: map[string]any{"lane": "light", "strategy": "safe"}, Counts: map[string]any{"length_before": 100000, "length_after": 10030, "removed": 0, "would_remove": 89970,
+			"lanes": []any{map[string]any{"lane": "light", "length_before": 100000, "length_after": 10030, "min_id": "1741953000000-0"}}}},
 	}, nil
 }
 

@@ -13,7 +13,10 @@ func newAuditCmd(a *app) *cobra.Command {
 		Short: "The audit log of admin actions, newest first",
 		Long: `Every mutating admin action (reclaim, replay, trim, rejudge, cancel, purge),
 dry runs included, writes an audit row: who (the token's name), what, when, with
-which parameters and what it counted.`,
+which parameters and what it counted. A dry run did nothing: its row counts what
+it would have done in the would_* fields, as its answer did. The table leaves out
+the count that is 0 by construction (a dry run's done count, a real run's would_*)
+and a trim's per-lane detail; -o json has every count.`,
 		Example: `  ojctl audit
   ojctl audit --limit 200 -o json | jq '.entries[] | select(.action == "trim")'`,
 		Args: cobra.NoArgs,
@@ -33,7 +36,7 @@ which parameters and what it counted.`,
 				rows := make([][]string, 0, len(entries))
 				for _, e := range entries {
 					rows = append(rows, []string{itoa(e.ID), stamp(e.At), e.Actor, e.Action, yesNo(e.DryRun),
-						compactJSON(e.Params), compactJSON(e.Counts)})
+						compactJSON(e.Params), compactJSON(e.ShownCounts())})
 				}
 				p.table([]string{"ID", "AT", "WHO", "ACTION", "DRY RUN", "PARAMS", "COUNTS"}, rows)
 			})

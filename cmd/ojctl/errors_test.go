@@ -14,7 +14,7 @@ func TestUserTokenIsRefusedOnAdminCommands(t *testing.T) {
 	e := newEnv(t)
 	user := e.userToken
 	for _, args := range [][]string{
-		{"overview"}, {"pel"}, {"outbox"}, {"dlq", "ls"}, {"submissions"}, {"workers"}, {"audit"},
+		{"overview"}, {"pel"}, {"outbox"}, {"dlq", "ls"}, {"workers"}, {"audit"}, {"token", "ls"},
 		{"trace", "00000000-0000-0000-0000-000000000000"},
 		{"dlq", "replay", "--all", "--yes"}, {"trim", "--safe", "--yes"}, {"reclaim", "--dry-run"},
 		{"rejudge", "--problem", "aplusb", "--yes"},
@@ -24,8 +24,9 @@ func TestUserTokenIsRefusedOnAdminCommands(t *testing.T) {
 		wantIn(t, "stderr", r.stderr, "ojctl: "+e.url+": this token is not an admin token: this command needs one",
 			"ojd token create --name NAME --role admin", "HTTP 403 forbidden: this route needs an admin token")
 	}
-	// A user command works with the user token.
+	// A user command works with the user token; submissions lists the user's own.
 	wantCode(t, e.exec(run{args: []string{"languages"}, token: &user}), 0)
+	wantCode(t, e.exec(run{args: []string{"submissions"}, token: &user}), 0)
 }
 
 // A missing or unknown token: 401, and where tokens come from.

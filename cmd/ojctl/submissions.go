@@ -10,17 +10,21 @@ import (
 
 func newSubmissionsCmd(a *app) *cobra.Command {
 	var q wire.ListSubmissionsQuery
+	var meta []string
 	cmd := &cobra.Command{
-		Use:     "submissions [--state S] [--problem P] [--limit N] [--cursor C]",
+		Use:     "submissions [--state S] [--problem P] [--owner NAME] [--meta k=v]… [--limit N] [--cursor C]",
 		Aliases: []string{"subs"},
 		Short:   "List recent submissions, newest first",
 		Long: `List submissions, newest first: id, problem, language, state, verdict, score,
-attempt, time, memory and when it was submitted. --state (queued, running, finished,
-dead, canceled) and --problem narrow the list. One page per call (default 50, at most
+attempt, time, memory, who submitted it and when. A user token lists its own; a reader
+or admin token every submission. --state (queued, running, finished, dead, canceled),
+--problem, --owner (a token's name) and --meta key=value (the submitter's metadata;
+repeatable, all must match) narrow the list. One page per call (default 50, at most
 500); the JSON's next_cursor (empty on the last page) goes to --cursor for the next.
 "ojctl status ID" shows one submission's cases, "ojctl trace ID" its history.`,
 		Example: `  ojctl submissions
   ojctl submissions --state running
+  ojctl submissions --meta contest=icpc-2026 --owner site-submitter
   ojctl submissions --problem aplusb --state finished --limit 500 -o json | jq -r '.items[].id'`,
 		Args: cobra.NoArgs,
 		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
@@ -28,7 +32,10 @@ dead, canceled) and --problem narrow the list. One page per call (default 50, at
 			if err != nil {
 				return err
 			}
-			page, err := c.Submissions(cmd.Context(), q)
+			if q.Metadata, err = parseMeta(meta); err != nil {
+				return err
+			}
+			page, err := c.MySubmissions(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
@@ -49,10 +56,10 @@ dead, canceled) and --problem narrow the list. One page per call (default 50, at
 						mem = itoa(*s.MemoryKB) + " KiB"
 					}
 					rows = append(rows, []string{s.ID, s.ProblemID, s.Language, s.State, ptrOr(s.Verdict, "-"),
-						score, itoa(s.Attempt), run, mem, stamp(s.CreatedAt)})
+						score, itoa(s.Attempt), run, mem, orDash(s.Owner), stamp(s.CreatedAt)})
 				}
 				p.table([]string{"SUBMISSION", "PROBLEM", "LANGUAGE", "STATE", "VERDICT", "SCORE", "ATTEMPT",
-					"TIME", "MEMORY", "SUBMITTED"}, rows)
+					"TIME", "MEMORY", "OWNER", "SUBMITTED"}, rows)
 				p.printf("%d submissions", len(page.Items))
 				if page.NextCursor != "" {
 					p.printf("; next page: --cursor %s", page.NextCursor)
@@ -63,6 +70,8 @@ dead, canceled) and --problem narrow the list. One page per call (default 50, at
 	}
 	cmd.Flags().StringVar(&q.State, "state", "", "only this state: queued, running, finished, dead or canceled")
 	cmd.Flags().StringVar(&q.ProblemID, "problem", "", "only this problem's submissions")
+	cmd.Flags().StringVar(&q.Owner, "owner", "", "only the submissions of the token with this name (reader and admin tokens)")
+	cmd.Flags().StringArrayVar(&meta, "meta", nil, "only submissions carrying this metadata, key=value (repeatable)")
 	cmd.Flags().IntVar(&q.Limit, "limit", 0, "at most this many (default: the server's, 50; at most 500)")
 	cmd.Flags().StringVar(&q.Cursor, "cursor", "", "the next_cursor of the previous page")
 	return cmd

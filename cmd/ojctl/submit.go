@@ -31,9 +31,10 @@ func newSubmitCmd(a *app) *cobra.Command {
 		problem, lang, key string
 		wait               bool
 		timeout            time.Duration
+		meta               []string
 	)
 	cmd := &cobra.Command{
-		Use:   "submit FILE --problem P [--lang L] [--wait]",
+		Use:   "submit FILE --problem P [--lang L] [--meta k=v]… [--wait]",
 		Short: "Submit a source file for judging",
 		Long: `Submit FILE to problem P. The language is guessed from the extension when --lang
 is not given: .c c11, .cpp/.cc cpp17, .py python3, .go go, .java java17, .rs rust
@@ -73,7 +74,11 @@ submission instead of judging twice.`,
 				ctx, cancel = context.WithTimeout(ctx, timeout)
 				defer cancel()
 			}
-			res, err := c.Submit(ctx, wire.SubmitRequest{ProblemID: problem, Language: lang, Source: string(src)}, key)
+			metadata, err := parseMeta(meta)
+			if err != nil {
+				return err
+			}
+			res, err := c.Submit(ctx, wire.SubmitRequest{ProblemID: problem, Language: lang, Source: string(src), Metadata: metadata}, key)
 			if err != nil {
 				return err
 			}
@@ -108,6 +113,7 @@ submission instead of judging twice.`,
 	f.BoolVarP(&wait, "wait", "w", false, "follow the submission until it is judged, then print the verdict and cases")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: give up after this long (0: never)")
 	f.StringVar(&key, "idempotency-key", "", "Idempotency-Key header: the same key and body return the first submission")
+	f.StringArrayVar(&meta, "meta", nil, "metadata to tag the submission with, key=value (repeatable; at most 16): echoed wherever it appears, a filter of lists and the feed")
 	_ = cmd.MarkFlagRequired("problem")
 	return cmd
 }

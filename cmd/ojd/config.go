@@ -27,11 +27,13 @@ type Config struct {
 	Redis      RedisConfig     `mapstructure:"redis"`
 	API        api.Config      `mapstructure:"api"`
 	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
-	Worker     worker.Config   `mapstructure:"worker"`
-	Sandbox    sandbox.Config  `mapstructure:"sandbox"`
-	Judge      judge.Config    `mapstructure:"judge"`
-	Storage    objstore.Config `mapstructure:"storage"`
-	Log        LogConfig       `mapstructure:"log"`
+	// Events is the results feed's retention, which the dispatcher keeps.
+	Events  dispatch.EventsConfig `mapstructure:"events"`
+	Worker  worker.Config         `mapstructure:"worker"`
+	Sandbox sandbox.Config        `mapstructure:"sandbox"`
+	Judge   judge.Config          `mapstructure:"judge"`
+	Storage objstore.Config       `mapstructure:"storage"`
+	Log     LogConfig             `mapstructure:"log"`
 }
 
 // PostgresConfig says where PostgreSQL is.
@@ -60,6 +62,7 @@ func defaultConfig() Config {
 		Redis:      RedisConfig{Addr: "127.0.0.1:6379", KeyPrefix: "oj"},
 		API:        api.DefaultConfig(),
 		Dispatcher: dispatch.DefaultConfig(),
+		Events:     dispatch.DefaultEventsConfig(),
 		Worker:     worker.DefaultConfig(),
 		Sandbox:    sandbox.DefaultConfig(),
 		Judge:      judge.DefaultConfig(),
@@ -88,7 +91,7 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Worker, c.Sandbox, c.Judge, c.Storage} {
+	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err
 		}
@@ -96,9 +99,22 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// loadConfig reads the file named by --config (a missing default file is fine), then
-// OJ_* variables (OJ_POSTGRES_URL for postgres.url), then the flags bound by bindFlag.
+// loadConfig is readConfig for the one-shot commands (config, migrate, token, sandbox):
+// its warnings go to stderr.
 func loadConfig(cmd *cobra.Command) (*Config, error) {
+	cfg, warnings, err := readConfig(cmd)
+	for _, w := range warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "ojd: warning: "+w)
+	}
+	return cfg, err
+}
+
+// readConfig reads the file named by --config (a missing default file is fine), then
+// OJ_* variables (OJ_POSTGRES_URL for postgres.url), then the flags bound by bindFlag,
+// and validates the whole: a key in the file that is not a configuration key is an
+// error naming it and the nearest valid key. It returns, as warnings, the OJ_* variables
+// that name no key.
+func readConfig(cmd *cobra.Command) (*Config, []string, error) {
 	v := viper.New()
 	cfg := defaultConfig()
 	setDefaults(v, "", reflect.ValueOf(cfg))
@@ -109,7 +125,7 @@ func loadConfig(cmd *cobra.Command) (*Config, error) {
 		var pe *fs.PathError
 		missing := errors.As(err, &pe) || os.IsNotExist(err)
 		if !missing || cmd.Flags().Changed("config") {
-			return nil, fmt.Errorf("config %s: %w", path, err)
+			return nil, nil, fmt.Errorf("config %s: %w", path, err)
 		}
 	}
 	v.SetEnvPrefix("OJ")
@@ -117,16 +133,21 @@ func loadConfig(cmd *cobra.Command) (*Config, error) {
 	v.AutomaticEnv()
 	for key, flag := range boundFlags[cmd] {
 		if err := v.BindPFlag(key, cmd.Flags().Lookup(flag)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if err := v.Unmarshal(&cfg); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+	// Every key with a default is known, and the environment and flags reach only known
+	// keys: an unknown one comes from the file.
+	if bad := unknownKeys(keyTree(reflect.TypeOf(cfg)), v.AllKeys()); len(bad) > 0 {
+		return nil, nil, fmt.Errorf("config %s: %s", path, strings.Join(bad, "; "))
+	}
+	if err := v.UnmarshalExact(&cfg); err != nil {
+		return nil, nil, fmt.Errorf("config: %w", err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, nil, fmt.Errorf("config: %w", err)
 	}
-	return &cfg, nil
+	return &cfg, unknownEnv(os.Environ(), v.AllKeys()), nil
 }
 
 // boundFlags maps, per command, config keys to the flag that overrides them.

@@ -47,3 +47,100 @@ func TestConfigLayers(t *testing.T) {
 		t.Error("an explicit --config that does not exist was accepted")
 	}
 }
+
+// A key ojd does not know stops it with the key named and the nearest valid one, the
+// same at start as in `ojd config`; free-form maps (worker.concurrency's lanes) take any
+// key, which their section's Validate then judges.
+func TestConfigUnknownKeys(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // in the error; none: accepted
+	}{
+		{"unknown key of a section", "redis:\n  mode: sentinel\n",
+			[]string{`unknown key "redis.mode"`, "valid keys of redis: addr, password, db, key_prefix"}},
+		{"misspelt key", "judge:\n  workdir: /var/lib/oj/w\n",
+			[]string{`unknown key "judge.workdir"`, `did you mean "judge.work_dir"?`}},
+		{"misspelt section", "judg:\n  work_dir: /var/lib/oj/w\n  cache:\n    dir: /x\n",
+			[]string{`unknown key "judg"`, `did you mean "judge"?`}},
+		{"misspelt nested key", "judge:\n  cache:\n    budget: 10\n",
+			[]string{`unknown key "judge.cache.budget"`, `did you mean "judge.cache.budget_bytes"?`}},
+		{"keys below a value", "api:\n  listen:\n    port: 8080\n",
+			[]string{`unknown key "api.listen.port"`, "api.listen takes a value"}},
+		{"every unknown key at once", "redis:\n  mode: x\nlog:\n  levle: debug\n",
+			[]string{`unknown key "redis.mode"`, `unknown key "log.levle"`, `did you mean "log.level"?`}},
+		{"a lane of worker.concurrency", "worker:\n  concurrency:\n    light: 4\n    rejudge: 0\n", nil},
+		{"an unknown lane is Validate's to refuse", "worker:\n  concurrency:\n    lite: 4\n",
+			[]string{"worker.concurrency.lite"}},
+		{"known keys in any case", "Redis:\n  Addr: 127.0.0.1:6380\n", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "ojd.yaml")
+			if err := os.WriteFile(file, []byte(tc.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				if out, err := runOjd(t, "--config", file, "config"); err != nil {
+					t.Fatalf("ojd config: %v\n%s", err, out)
+				}
+				return
+			}
+			// `ojd config` and a daemon's start read the configuration the same way; the
+			// daemon stops before it connects anywhere.
+			for _, sub := range []string{"config", "worker"} {
+				out, err := runOjd(t, "--config", file, sub)
+				if err == nil {
+					t.Fatalf("ojd %s accepted it:\n%s", sub, out)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("ojd %s: %q lacks %q", sub, err, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// An OJ_* variable that names no key is a warning (ojd ignores it), with the nearest
+// variable that does; the scripts' and tests' own OJ_* variables are not warned about.
+func TestConfigUnknownEnvironment(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ojd.yaml")
+	if err := os.WriteFile(file, []byte("worker:\n  concurrency:\n    light: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{
+		"OJ_REDIS_MODE": "sentinel", "OJ_WORKER_LEAS": "40s", "OJ_JUDGE_WORKDIR": "/x",
+		"OJ_WORKER_LEASE": "40s", "OJ_WORKER_CONCURRENCY_LIGHT": "3", "OJ_TEST_SOMETHING": "1",
+		"OJ_CHILD_PG": "x", "OJ_VM_DIR": "/x", "OJ_VERSION": "1.0", "OJ_STACK_DIR": "/x",
+	} {
+		t.Setenv(k, v)
+	}
+	out, err := runOjd(t, "--config", file, "config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"ojd: warning: environment variable OJ_REDIS_MODE names no configuration key and is ignored\n",
+		"OJ_WORKER_LEAS names no configuration key and is ignored (did you mean OJ_WORKER_LEASE?)",
+		"OJ_JUDGE_WORKDIR names no configuration key and is ignored (did you mean OJ_JUDGE_WORK_DIR?)",
+		"lease: 40s", "light: 3",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, never := range []string{"OJ_WORKER_LEASE ", "OJ_WORKER_CONCURRENCY_LIGHT", "OJ_TEST_", "OJ_CHILD_", "OJ_VM_", "OJ_VERSION", "OJ_STACK_DIR"} {
+		if strings.Contains(out, never) {
+			t.Errorf("output warns about %s:\n%s", never, out)
+		}
+	}
+}
+
+// The packaged /etc/oj/ojd.yaml lists every key, so it is read without an unknown one.
+func TestPackagedConfigIsKnown(t *testing.T) {
+	out, err := runOjd(t, "--config", "../../packaging/ojd.yaml", "config")
+	if err != nil {
+		t.Fatalf("ojd config on packaging/ojd.yaml: %v\n%s", err, out)
+	}
+}

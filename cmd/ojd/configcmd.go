@@ -18,8 +18,9 @@ func newConfigCmd() *cobra.Command {
 		Short: "Print the effective configuration (file + OJ_* environment + defaults), validated",
 		Long: `Prints every setting ojd would run with, as YAML in the file's own layout: the
 defaults, overridden by the --config file, overridden by OJ_* variables (OJ_API_LISTEN
-for api.listen). Secrets are masked. A bad value fails here with the key named, as it
-would at start.`,
+for api.listen). Secrets are masked. A bad value, or a key in the file that is not a
+configuration key, fails here with the key named, as it would at start; an OJ_*
+variable that names no key is a warning on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)

@@ -20,14 +20,16 @@ import (
 	"oj/core/worker"
 )
 
-// daemon is one of the long-running parts; ojd all runs several in one process.
-type daemon func(ctx context.Context, d *deps) error
+// daemon is one of the long-running parts; ojd all runs several in one process. A part
+// calls ready once it can do its work (the worker: once its self-check passed), and
+// before it blocks for good.
+type daemon func(ctx context.Context, d *deps, ready func()) error
 
 // apiDaemon serves the HTTP API on ln, bound already by runDaemons. It needs the language
 // set (a submission's lane is its language's) and the object store (problem uploads),
 // both from the judge's config.
 func apiDaemon(ln net.Listener) daemon {
-	return func(ctx context.Context, d *deps) error {
+	return func(ctx context.Context, d *deps, ready func()) error {
 		langs, err := lang.Load(d.cfg.Judge.LanguagesFile)
 		if err != nil {
 			ln.Close()
@@ -39,6 +41,7 @@ func apiDaemon(ln net.Listener) daemon {
 			return fmt.Errorf("api: storage: %w", err)
 		}
 		builds := build.NewClient(d.rdb, d.streams.Keys, d.cfg.API.ToolBuildTimeout)
+		ready() // the address is bound: connections wait in its backlog for Serve
 		return api.New(d.cfg.API, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
 			PackageLimits: d.cfg.Judge.PackageLimits, Builds: builds, Registerer: d.reg, Gatherer: d.reg,
 			Clock: clock.Real{}, Log: d.log.With("component", "api")}).Serve(ctx, ln)
@@ -46,18 +49,11 @@ func apiDaemon(ln net.Listener) daemon {
 }
 
 // bindAPI binds the API's address before any part starts, so a busy port fails the start
-// (non-zero exit, nothing logged as listening), and writes the address bound to addrFile
-// when one is given: with port 0 that is how a script learns the port.
-func bindAPI(cfg *Config, addrFile string) (net.Listener, error) {
+// (non-zero exit, nothing logged as listening).
+func bindAPI(cfg *Config) (net.Listener, error) {
 	ln, err := api.Listen(cfg.API.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("api: %w", err)
-	}
-	if addrFile != "" {
-		if err := writeAddrFile(addrFile, ln.Addr().String()); err != nil {
-			ln.Close()
-			return nil, err
-		}
 	}
 	return ln, nil
 }
@@ -77,18 +73,23 @@ func writeAddrFile(path, addr string) error {
 }
 
 func newDispatcher(d *deps) *dispatch.Dispatcher {
-	return dispatch.New(d.cfg.Dispatcher, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"),
-		d.dispatchMetrics)
+	cfg := d.cfg.Dispatcher
+	cfg.Events = d.cfg.Events
+	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 
-func runDispatcher(ctx context.Context, d *deps) error { return newDispatcher(d).Run(ctx) }
+func runDispatcher(ctx context.Context, d *deps, ready func()) error {
+	ready()
+	return newDispatcher(d).Run(ctx)
+}
 
-func runWorker(ctx context.Context, d *deps) error {
+func runWorker(ctx context.Context, d *deps, ready func()) error {
 	judge, closeJudge, err := buildJudge(ctx, d)
 	if err != nil {
 		return err
 	}
 	defer closeJudge()
+	ready()
 	// The worker hands pending entries that vanished from Redis to the reconciler.
 	lost := newDispatcher(d)
 	w := worker.New(d.cfg.Worker, d.db, d.streams, judge, lost, clock.Real{}, d.log.With("component", "worker"),
@@ -100,7 +101,7 @@ func runWorker(ctx context.Context, d *deps) error {
 		d.log.Warn("this worker has neither cpp17 nor c11: it builds no checkers or interactors for uploads")
 		return w.Run(ctx)
 	}
-	bs := build.NewServer(d.rdb, d.streams.Keys, judge, w.Name(), d.log.With("component", "builds"))
+	bs := build.NewServer(d.rdb, d.streams.Keys, judge, w.Name(), d.cfg.Worker.ToolBuilds, d.log.With("component", "builds"))
 	buildsDone := make(chan struct{})
 	go func() { defer close(buildsDone); _ = bs.Run(ctx) }()
 	err = w.Run(ctx)
@@ -110,15 +111,19 @@ func runWorker(ctx context.Context, d *deps) error {
 
 // runDaemons runs parts in one process until a signal, then stops them all. With
 // serveAPI the API's address is bound first and the API runs among the parts; without it,
-// metrics are served on metricsAddr (if set).
+// metrics are served on metricsAddr (if set). Once every part is ready it logs "ojd ready"
+// and writes the API's address to --addr-file, if given: with port 0 that is how a script
+// learns the port, and with a worker among the parts the file means it passed its
+// self-check (a worker that fails it stops ojd before the file is written).
 func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...daemon) error {
-	cfg, err := loadConfig(cmd)
+	cfg, warnings, err := readConfig(cmd)
 	if err != nil {
 		return err
 	}
+	var addrFile, addr string
 	if serveAPI {
-		addrFile, _ := cmd.Flags().GetString("addr-file")
-		ln, err := bindAPI(cfg, addrFile)
+		addrFile, _ = cmd.Flags().GetString("addr-file")
+		ln, err := bindAPI(cfg)
 		if err != nil {
 			return fmt.Errorf("ojd: %w", err)
 		}
@@ -126,6 +131,7 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 		if addrFile != "" {
 			defer os.Remove(addrFile)
 		}
+		addr = ln.Addr().String()
 		parts = append([]daemon{apiDaemon(ln)}, parts...)
 	}
 	ctx, stop := signalContext()
@@ -135,6 +141,9 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 		return err
 	}
 	defer d.Close()
+	for _, w := range warnings {
+		d.log.Warn("config: " + w)
+	}
 	if metricsAddr != "" {
 		srv := &http.Server{Addr: metricsAddr, Handler: api.HealthHandler(d.db, d.rdb, d.reg), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
@@ -147,18 +156,29 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 	// One part failing stops the others; a signal stops them all and is not a failure.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
+	var wg, starting sync.WaitGroup
 	var once sync.Once
 	var failed error
 	for _, p := range parts {
 		wg.Add(1)
+		starting.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p(ctx, d); err != nil {
+			if err := p(ctx, d, sync.OnceFunc(starting.Done)); err != nil {
 				once.Do(func() { failed = err })
 				cancel()
 			}
 		}()
+	}
+	allReady := make(chan struct{})
+	go func() { starting.Wait(); close(allReady) }()
+	select {
+	case <-allReady:
+		if err := announceReady(d, addrFile, addr); err != nil {
+			once.Do(func() { failed = err })
+			cancel()
+		}
+	case <-ctx.Done():
 	}
 	wg.Wait()
 	if failed != nil {
@@ -168,7 +188,22 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 	return nil
 }
 
-const addrFileUsage = "write the address the API bound (host:port) to this file once it is bound, and remove it at exit"
+const addrFileUsage = "once ojd is ready (the API bound and, with a worker, its self-check passed), write the address the API bound (host:port) to this file; it is removed at exit"
+
+// announceReady logs that every part is ready and writes the API's address to addrFile.
+func announceReady(d *deps, addrFile, addr string) error {
+	if addrFile != "" {
+		if err := writeAddrFile(addrFile, addr); err != nil {
+			return err
+		}
+	}
+	if addr != "" {
+		d.log.Info("ojd ready", "api_addr", addr)
+	} else {
+		d.log.Info("ojd ready")
+	}
+	return nil
+}
 
 func newAllCmd() *cobra.Command {
 	cmd := &cobra.Command{

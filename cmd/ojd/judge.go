@@ -11,16 +11,17 @@ import (
 
 // buildJudge wires the worker's judge: a sandbox pool sized for the worker's concurrency
 // (two slots per submission: an interactive case runs the solution and the interactor at
-// once), the object store, and the judge with its package cache; then the self-check.
+// once; one per tool build, so that an upload's build never waits for judging), the
+// object store, and the judge with its package cache; then the self-check.
 func buildJudge(ctx context.Context, d *deps) (*judge.Judge, func(), error) {
 	sc := d.cfg.Sandbox
 	total := 0
 	for _, n := range d.cfg.Worker.Concurrency {
 		total += n
 	}
-	if sc.PoolSize < 2*total {
-		d.log.Info("sandbox pool sized for the worker's concurrency", "pool_size", 2*total, "configured", sc.PoolSize)
-		sc.PoolSize = 2 * total
+	if need := 2*total + d.cfg.Worker.ToolBuilds; sc.PoolSize < need {
+		d.log.Info("sandbox pool sized for the worker's concurrency", "pool_size", need, "configured", sc.PoolSize)
+		sc.PoolSize = need
 	}
 	pool, err := sandbox.NewPool(sc)
 	if err != nil {

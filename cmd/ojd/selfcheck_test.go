@@ -55,26 +55,40 @@ func TestWorkerSelfCheck(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := writeConfig(t, dir, tc.judge)
-			cmd := exec.Command(bin, "--config", cfg, "worker")
-			var logs bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &logs, &logs
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err == nil {
-					t.Fatalf("worker exited 0; want a start-up failure\n%s", logs.String())
+			// ojd all runs the same worker: it stops before it says it is ready (what
+			// make run waits for), with the reason as its last line.
+			addrFile := filepath.Join(dir, "api.addr")
+			for _, args := range [][]string{{"worker"}, {"all", "--listen", "127.0.0.1:0", "--addr-file", addrFile}} {
+				cmd := exec.Command(bin, append([]string{"--config", cfg}, args...)...)
+				var logs bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &logs, &logs
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
 				}
-			case <-time.After(60 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatalf("worker still running after 60 s; want a start-up failure\n%s", logs.String())
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(logs.String(), w) {
-					t.Errorf("start-up error does not name %q:\n%s", w, logs.String())
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				select {
+				case err := <-done:
+					if err == nil {
+						t.Fatalf("ojd %s exited 0; want a start-up failure\n%s", args[0], logs.String())
+					}
+				case <-time.After(60 * time.Second):
+					_ = cmd.Process.Kill()
+					<-done // reaped: its output is complete, and no other Wait races this one
+					t.Fatalf("ojd %s still running after 60 s; want a start-up failure\n%s", args[0], logs.String())
+				}
+				lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+				last := lines[len(lines)-1]
+				for _, w := range tc.want {
+					if !strings.Contains(last, w) {
+						t.Errorf("ojd %s: the last line does not name %q:\n%s", args[0], w, logs.String())
+					}
+				}
+				if strings.Contains(logs.String(), "ojd ready") {
+					t.Errorf("ojd %s said it was ready:\n%s", args[0], logs.String())
+				}
+				if _, err := os.Stat(addrFile); !os.IsNotExist(err) {
+					t.Errorf("%s exists after a failed start: %v", addrFile, err)
 				}
 			}
 		})

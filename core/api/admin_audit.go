@@ -11,19 +11,18 @@ import (
 	"oj/core/store"
 )
 
-// maxAdminBody bounds an admin request body (a replay may list many ids).
-const maxAdminBody = 4 << 20
+// adminBody bounds an admin action's request body (a replay may list many ids); the
+// route applies it (limitBody).
+var adminBody = bodyLimit{max: 4 << 20, what: "request body", limit: 4 << 20}
 
 // decodeAdmin reads an admin action's JSON body into v; an empty body leaves v as is.
 // A dry_run=true query parameter is honoured as well as the body's field.
-func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) error {
-	r.Body = http.MaxBytesReader(w, r.Body, maxAdminBody)
+func decodeAdmin(_ http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
+		if tooLarge, ok := bodyTooLarge(r, err); ok {
+			return tooLarge
 		}
 		return errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %v", err)
 	}
@@ -31,12 +30,14 @@ func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // queryDryRun reads ?dry_run=true. It is strict: a misspelt value is a 400, never a
-// real run that was meant to be a dry one.
+// real run that was meant to be a dry one, and so is ?dry_run alone, which some would read
+// as true (the route refuses a misspelt name, checkQuery).
 func queryDryRun(r *http.Request) (bool, error) {
-	v := r.URL.Query().Get("dry_run")
-	if v == "" {
+	q := r.URL.Query()
+	if !q.Has("dry_run") {
 		return false, nil
 	}
+	v := q.Get("dry_run")
 	b, err := strconv.ParseBool(v)
 	if err != nil {
 		return false, errorf(http.StatusBadRequest, codeBadRequest, "dry_run: %q (want true or false)", v)

@@ -115,8 +115,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return unavailable("replay", err)
 	}
-	res := wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested}
-	res.Replayed, res.WouldReplay = doneOrWould(or.DryRun, c.Replayed)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested, Replayed: c.Replayed,
+		WouldReplay: c.WouldReplay})
 	return nil
 }

@@ -35,21 +35,10 @@ func (s *Server) reclaim(w http.ResponseWriter, r *http.Request, tok *store.Toke
 	if err != nil {
 		return unavailable("reclaim", err)
 	}
-	res := wire.ReclaimResult{DryRun: or.DryRun, Examined: c.Examined, StillLeased: c.StillLeased,
-		TerminalAcked: c.TerminalAcked, Missing: c.Missing, Dropped: c.Dropped}
-	res.Reclaimed, res.WouldReclaim = doneOrWould(or.DryRun, c.Reclaimed)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, wire.ReclaimResult{DryRun: or.DryRun, Examined: c.Examined, Reclaimed: c.Reclaimed,
+		WouldReclaim: c.WouldReclaim, StillLeased: c.StillLeased, TerminalAcked: c.TerminalAcked, Missing: c.Missing,
+		Dropped: c.Dropped})
 	return nil
-}
-
-// doneOrWould splits an action's count (core/ops counts what a dry run would do in the
-// same field as what a real run did) into the answer's pair: a dry run did nothing, and
-// says what it would have done in the would_<verb> field.
-func doneOrWould(dryRun bool, n int) (done, would int) {
-	if dryRun {
-		return 0, n
-	}
-	return n, 0
 }
 
 // opsRequest is who asks for an admin action: the token's name, dry_run from the body or

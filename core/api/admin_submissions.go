@@ -39,9 +39,7 @@ func (s *Server) rejudgeSubmission(w http.ResponseWriter, r *http.Request, tok *
 	if err != nil {
 		return opsError("rejudge", err, "submission "+id+" not found")
 	}
-	res := wire.RejudgeResult{DryRun: or.DryRun, Requested: c.Requested}
-	res.Rejudged, res.WouldRejudge = doneOrWould(or.DryRun, c.Rejudged)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, rejudgeWire(or.DryRun, c))
 	return nil
 }
 
@@ -79,10 +77,13 @@ func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *sto
 	if err != nil {
 		return opsError("rejudge", err, fmt.Sprintf("unknown problem %q", id))
 	}
-	res := wire.RejudgeResult{DryRun: or.DryRun, Requested: c.Requested}
-	res.Rejudged, res.WouldRejudge = doneOrWould(or.DryRun, c.Rejudged)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, rejudgeWire(or.DryRun, c))
 	return nil
+}
+
+// rejudgeWire is a rejudge's answer: its counts, as its audit row has them.
+func rejudgeWire(dryRun bool, c ops.RejudgeCounts) wire.RejudgeResult {
+	return wire.RejudgeResult{DryRun: dryRun, Rejudged: c.Rejudged, WouldRejudge: c.WouldRejudge, Requested: c.Requested}
 }
 
 // cancel is POST /admin/v1/submissions/{id}/cancel: a queued or running submission is
@@ -97,9 +98,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if err != nil {
 		return opsError("cancel", err, "submission "+id+" not found")
 	}
-	res := wire.CancelResult{DryRun: or.DryRun}
-	res.Canceled, res.WouldCancel = doneOrWould(or.DryRun, c.Canceled)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, wire.CancelResult{DryRun: or.DryRun, Canceled: c.Canceled, WouldCancel: c.WouldCancel})
 	return nil
 }
 

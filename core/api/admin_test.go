@@ -107,7 +107,12 @@ func TestCancelFencesOffALateResult(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ctx := context.Background()
-	e.judge.Set(acceptAll, 700*time.Millisecond)
+	// The judge answers only once the cancel is done, however slow the machine.
+	release := make(chan struct{})
+	e.judge.Set(func(tk job.Task, call int) (job.Outcome, error) {
+		<-release
+		return acceptAll(tk, call)
+	}, 0)
 	id := e.submit(e.alice, "print(1)")
 	running := e.waitState(id, job.StateRunning, 10*time.Second)
 	dry, err := e.admin.Cancel(ctx, id, true)
@@ -116,9 +121,11 @@ func TestCancelFencesOffALateResult(t *testing.T) {
 	}
 	res, err := e.admin.Cancel(ctx, id, false)
 	if err != nil || res.Canceled != 1 || res.WouldCancel != 0 || res.DryRun {
+		close(release)
 		t.Fatalf("cancel = %+v %v", res, err)
 	}
-	// The judge answers meanwhile, and the worker's write-back is fenced off: it acks
+	close(release)
+	// The judge answers now, and the worker's write-back is fenced off: it acks
 	// the entry only once PostgreSQL decided it (invariant 5).
 	e.waitFor(10*time.Second, func() bool {
 		p, err := e.streams.Pending(ctx, job.LaneLight, 0, "-", 10)

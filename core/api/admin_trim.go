@@ -32,7 +32,7 @@ func (s *Server) trim(w http.ResponseWriter, r *http.Request, tok *store.Token) 
 		return unavailable("trim", err)
 	}
 	out := wire.TrimResult{DryRun: or.DryRun, Strategy: req.Strategy, LengthBefore: c.LengthBefore,
-		LengthAfter: c.LengthAfter, Lanes: make([]wire.LaneTrim, 0, len(c.Lanes))}
+		LengthAfter: c.LengthAfter, Removed: c.Removed, WouldRemove: c.WouldRemove, Lanes: make([]wire.LaneTrim, 0, len(c.Lanes))}
 	for _, l := range c.Lanes {
 		out.Lanes = append(out.Lanes, wire.LaneTrim{Lane: string(l.Lane), LengthBefore: l.LengthBefore,
 			LengthAfter: l.LengthAfter, MinID: l.MinID})

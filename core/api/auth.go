@@ -17,17 +17,59 @@ import (
 type handlerFunc func(w http.ResponseWriter, r *http.Request, tok *store.Token) error
 
 const (
-	roleAdmin = "admin"
-	roleUser  = "user"
+	roleAdmin  = "admin"
+	roleUser   = "user"
+	roleReader = "reader"
 )
 
+// access is which tokens a route serves.
+type access int
+
+const (
+	// anyToken: users (their own submissions), readers and admins (every submission).
+	anyToken access = iota
+	// submitters: users and admins — a reader token changes nothing.
+	submitters
+	// readers: reader and admin tokens — what a site's backend follows (the feed, the
+	// problem list).
+	readers
+	// admins: admin tokens only.
+	admins
+)
+
+// refuse is the 403 for a token the route does not serve, nil when it does.
+func (a access) refuse(tok *store.Token) *apiError {
+	switch {
+	case a == admins && tok.Role != roleAdmin:
+		return errorf(http.StatusForbidden, codeForbidden, "this route needs an admin token; %q is a %s token", tok.Name, tok.Role)
+	case a == readers && tok.Role != roleAdmin && tok.Role != roleReader:
+		return errorf(http.StatusForbidden, codeForbidden, "this route needs a reader or admin token; %q is a %s token", tok.Name, tok.Role)
+	case a == submitters && tok.Role == roleReader:
+		return errorf(http.StatusForbidden, codeForbidden, "%q is a reader token: it reads everything and changes nothing; submit with a user token", tok.Name)
+	}
+	return nil
+}
+
 // authed resolves the bearer token (401 when missing or bad, 503 when PostgreSQL cannot
-// say) and, for admin routes, refuses user tokens with 403.
-func (s *Server) authed(adminOnly bool, h handlerFunc) http.Handler {
+// say), refuses a token the route does not serve with 403 (access), then refuses a query
+// the route does not take (checkQuery) and a body over its limit by its Content-Length
+// (limitBody).
+func (s *Server) authed(who access, in routeInput, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if info := infoFrom(r.Context()); info != nil {
+			info.body = in.bodyLimit // how much of a body is read, even before a refusal (linger.go)
+		}
 		tok, err := s.authenticate(r)
-		if err == nil && adminOnly && tok.Role != roleAdmin {
-			err = errorf(http.StatusForbidden, codeForbidden, "this route needs an admin token; %q is a %s token", tok.Name, tok.Role)
+		if err == nil {
+			if aerr := who.refuse(tok); aerr != nil {
+				err = aerr
+			}
+		}
+		if err == nil {
+			err = checkQuery(r, in)
+		}
+		if err == nil {
+			err = limitBody(w, r, in.bodyLimit)
 		}
 		if err == nil {
 			err = h(w, r, tok)
@@ -99,5 +141,5 @@ func (c *authCache) put(secret string, tok *store.Token, now time.Time) {
 // canSee reports whether tok may read a submission owned by ownerID: admins see all,
 // users their own (others' answer 404, so ids cannot be probed).
 func canSee(tok *store.Token, ownerID *int64) bool {
-	return tok.Role == roleAdmin || (ownerID != nil && *ownerID == tok.ID)
+	return tok.Role == roleAdmin || tok.Role == roleReader || (ownerID != nil && *ownerID == tok.ID)
 }

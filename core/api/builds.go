@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -26,8 +27,11 @@ const (
 )
 
 // buildTools has a worker compile pkg's checker or interactor (stored as sha) before the
-// upload becomes a version: 400 with the compiler's message when it does not compile,
-// 503 when no worker could say. A package without either needs no worker.
+// upload becomes a version: 400 with the compiler's message when it does not compile, or
+// with the bound when its compile did not finish within it; 503 when no worker answered
+// (upload again once one runs), or when the worker that answered failed for reasons of
+// its own (its sandbox, its storage). A package without either needs no worker. No
+// answer shows a path of the worker's host: the worker's log has the whole error.
 func (s *Server) buildTools(ctx context.Context, sha string, pkg *problem.Package) *apiError {
 	if !judge.NeedsBuild(pkg.Spec) {
 		return nil
@@ -56,14 +60,27 @@ func (s *Server) buildTools(ctx context.Context, sha string, pkg *problem.Packag
 			msg += "\nhint: put testlib.h at the package's top level, next to the source, or have the operator set judge.tool_include_dirs"
 		}
 		return errorf(http.StatusBadRequest, codeInvalidPackage, "%s", msg)
+	case build.StatusTimeout:
+		return errorf(http.StatusBadRequest, codeInvalidPackage, "%s %s, so the version was not created: a source whose compile "+
+			"waits on something (a device, a pipe) never finishes; if it is only large, the operator may raise that bound",
+			r.Kind, hidePaths(r.Message))
 	case build.StatusInvalid:
-		return errorf(http.StatusBadRequest, codeInvalidPackage, "worker %s cannot read the package: %s", r.Worker, r.Message)
+		return errorf(http.StatusBadRequest, codeInvalidPackage, "worker %s cannot read the package: %s", r.Worker, hidePaths(r.Message))
 	default:
 		return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, retryAfter: 30 * time.Second,
-			msg: fmt.Sprintf("worker %s could not compile the package's %s: %s; the version was not created: upload again, "+
-				"and if it keeps failing see that worker's log", r.Worker, toolNames(pkg.Spec), quoteCompiler(r.Message))}
+			msg: fmt.Sprintf("worker %s failed to build the package's %s, for reasons of its own rather than the package's: %s; "+
+				"the version was not created. That worker's log has the whole error", r.Worker, toolNames(pkg.Spec),
+				hidePaths(quoteCompiler(r.Message)))}
 	}
 }
+
+// hostPath is an absolute path of two or more parts, such as a worker's work or cache
+// dir in an error of its own.
+var hostPath = regexp.MustCompile(`(?:/[^\s/:'"()\[\]{},;]+){2,}/?`)
+
+// hidePaths replaces the host paths in a worker's error with "…": they say how the
+// worker is laid out, which is no business of the uploader, and the worker logs them.
+func hidePaths(s string) string { return hostPath.ReplaceAllString(s, "…") }
 
 // toolNames names what a package needs built, for messages.
 func toolNames(spec problem.Spec) string {

@@ -8,7 +8,9 @@ import (
 
 // Config configures the HTTP server (key "api").
 type Config struct {
-	Listen          string        `mapstructure:"listen"`
+	Listen string `mapstructure:"listen"`
+	// ReadTimeout bounds reading a request, its body included; it also ends the reading
+	// and discarding of a refused request's body before its answer (linger.go).
 	ReadTimeout     time.Duration `mapstructure:"read_timeout"`
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// ToolBuildTimeout bounds how long a problem upload waits for a worker to compile its
@@ -54,6 +56,9 @@ type Limits struct {
 	// open-file limit. 429 too_many_streams beyond either.
 	MaxStreamsPerToken int `mapstructure:"max_streams_per_token"`
 	MaxStreams         int `mapstructure:"max_streams"`
+	// MaxFeedFollowers bounds the results feed's followers in all (each counts as a
+	// stream too); 429 beyond.
+	MaxFeedFollowers int `mapstructure:"max_feed_followers"`
 	// SSEHeartbeat is the interval of the comment lines that keep an event stream open.
 	SSEHeartbeat time.Duration `mapstructure:"sse_heartbeat"`
 	// AuthCacheTTL is how long a token lookup is reused (a revoked token stops working
@@ -87,6 +92,7 @@ func DefaultLimits() Limits {
 		MaxAttempts:        3,
 		MaxStreamsPerToken: 16,
 		MaxStreams:         4096,
+		MaxFeedFollowers:   256,
 		SSEHeartbeat:       15 * time.Second,
 		AuthCacheTTL:       5 * time.Second,
 	}
@@ -142,6 +148,8 @@ func (l Limits) Validate() error {
 		return errors.New("api.limits.max_streams_per_token: must not be negative")
 	case l.MaxStreams < 1:
 		return errors.New("api.limits.max_streams: must be at least 1")
+	case l.MaxFeedFollowers < 1:
+		return errors.New("api.limits.max_feed_followers: must be at least 1")
 	case l.SSEHeartbeat <= 0:
 		return errors.New("api.limits.sse_heartbeat: must be positive")
 	case l.AuthCacheTTL < 0:

@@ -26,6 +26,7 @@ const (
 	codeBacklog         = "backlog_full"
 	codeTooManyLive     = "too_many_live"
 	codeTooManyStreams  = "too_many_streams"
+	codeGone            = "gone"
 	codeUnavailable     = "unavailable"
 	codeConflict        = "conflict"
 	codeInvalidPackage  = "invalid_package"

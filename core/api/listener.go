@@ -23,6 +23,9 @@ type hub struct {
 
 	mu   sync.Mutex
 	subs map[string]map[*subscription]struct{}
+	// feed is closed, and replaced, at every commit of feed events (oj_feed): what the
+	// results feed's followers wait on.
+	feed chan struct{}
 }
 
 // stateChange is one notification: a state change, or (caseJSON set) one case's result
@@ -47,7 +50,7 @@ type subscription struct {
 }
 
 func newHub(db *pgxpool.Pool, log *slog.Logger) *hub {
-	return &hub{db: db, log: log, subs: map[string]map[*subscription]struct{}{}}
+	return &hub{db: db, log: log, subs: map[string]map[*subscription]struct{}{}, feed: make(chan struct{})}
 }
 
 func (h *hub) subscribe(id string) *subscription {
@@ -134,6 +137,8 @@ func (h *hub) resyncAll() {
 			s.push(stateChange{}, true)
 		}
 	}
+	close(h.feed) // the feed's followers read PostgreSQL again
+	h.feed = make(chan struct{})
 }
 
 // run listens until ctx ends, reconnecting after errors.
@@ -163,7 +168,7 @@ func (h *hub) listenOnce(ctx context.Context) error {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN oj_events; LISTEN oj_progress"); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN oj_events; LISTEN oj_progress; LISTEN oj_feed"); err != nil {
 		conn.Conn().Close(context.Background())
 		return err
 	}
@@ -175,10 +180,28 @@ func (h *hub) listenOnce(ctx context.Context) error {
 			conn.Conn().Close(context.Background()) // never return a LISTENing connection to the pool
 			return err
 		}
-		if n.Channel == "oj_progress" {
+		switch n.Channel {
+		case "oj_progress":
 			h.deliverCase(n.Payload)
-		} else {
+		case "oj_feed":
+			h.feedCommitted()
+		default:
 			h.deliver(n.Payload)
 		}
 	}
+}
+
+// feedWait returns a channel closed at the next commit of feed events (or resync).
+func (h *hub) feedWait() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.feed
+}
+
+// feedCommitted wakes every follower of the results feed.
+func (h *hub) feedCommitted() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.feed)
+	h.feed = make(chan struct{})
 }

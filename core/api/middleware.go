@@ -22,6 +22,11 @@ type reqInfo struct {
 	submissionID string
 	errCode      string
 	err          error
+	// body is the route's body limit (limitBody); discarded counts the body bytes read
+	// and thrown away before the answer, and lingerCut says why the rest was not (linger.go).
+	body      bodyLimit
+	discarded int64
+	lingerCut error
 }
 
 type ctxKey struct{}
@@ -53,28 +58,34 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	return m
 }
 
-// statusWriter remembers the status for the log and the metrics, and passes Flush
-// through for event streams.
+// statusWriter remembers the status for the log and the metrics, passes Flush through
+// for event streams, and before the answer starts has what is left of the request body
+// read (lingerer.drain), so that a client still sending it gets the answer.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	linger *lingerer
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.linger.drain(w.ResponseWriter)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
 }
 
 func (w *statusWriter) Flush() {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -110,7 +121,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		info := &reqInfo{traceID: traceID(r)}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, info))
 		w.Header().Set("X-Trace-Id", info.traceID)
-		sw := &statusWriter{ResponseWriter: w}
+		l := &lingerer{bounds: s.linger, r: r, start: start}
+		if r.Body != nil && r.Body != http.NoBody {
+			l.body = &trackedBody{rc: r.Body}
+			r.Body = l.body
+		}
+		sw := &statusWriter{ResponseWriter: w, linger: l}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -173,6 +189,12 @@ func (s *Server) logRequest(r *http.Request, route string, status int, elapsed t
 	}
 	if info.err != nil {
 		attrs = append(attrs, slog.String("err", info.err.Error()))
+	}
+	if info.discarded > 0 || info.lingerCut != nil {
+		attrs = append(attrs, slog.Int64("body_discarded", info.discarded))
+	}
+	if info.lingerCut != nil {
+		attrs = append(attrs, slog.String("body_cut", info.lingerCut.Error()))
 	}
 	s.log.LogAttrs(context.WithoutCancel(r.Context()), level, "request", attrs...)
 }

@@ -184,6 +184,27 @@ func TestOpenAPIAnswersMatchTheSpec(t *testing.T) {
 	do(call{name: "remove an unknown problem", method: "DELETE", path: "/api/v1/problems/nosuch", token: admin, want: 404})
 	do(call{name: "audit", method: "GET", path: adm + "audit?limit=50", token: admin, want: 200, check: wantInBody(`"dry_run":true`)})
 
+	// Integration: a token's own list, the feed, tokens.
+	do(call{name: "own submissions", method: "GET", path: "/api/v1/submissions?limit=5", token: alice, want: 200})
+	do(call{name: "own submissions by metadata", method: "GET", path: "/api/v1/submissions?meta.contest=none", token: alice, want: 200})
+	do(call{name: "own submissions with an owner", method: "GET", path: "/api/v1/submissions?owner=bob", token: alice, want: 400})
+	do(call{name: "the feed to its head, NDJSON", method: "GET", path: "/api/v1/events?follow=false", token: admin,
+		header: map[string]string{"Accept": "application/x-ndjson"}, want: 200, check: wantInBody(`"type":"submission.finished"`)})
+	do(call{name: "the feed to its head, SSE", method: "GET", path: "/api/v1/events?follow=false&types=submission.finished", token: admin,
+		want: 200, check: wantInBody(`event: submission.finished`)})
+	do(call{name: "the feed as a user", method: "GET", path: "/api/v1/events?follow=false", token: alice, want: 403})
+	do(call{name: "the feed from a cursor it never gave", method: "GET", path: "/api/v1/events?since=999999999999-1", token: admin, want: 410})
+	do(call{name: "tokens", method: "GET", path: adm + "tokens", token: admin, want: 200})
+	do(call{name: "create a token, dry run", method: "POST", path: adm + "tokens", token: admin,
+		body: []byte(`{"name":"site","role":"reader","dry_run":true}`), want: 200})
+	do(call{name: "create a token", method: "POST", path: adm + "tokens", token: admin,
+		body: []byte(`{"name":"site","role":"reader"}`), want: 201, check: wantInBody(`"secret":"oj_`)})
+	do(call{name: "create it again", method: "POST", path: adm + "tokens", token: admin,
+		body: []byte(`{"name":"site","role":"reader"}`), want: 409})
+	do(call{name: "revoke a token, dry run", method: "DELETE", path: adm + "tokens/site?dry_run=true", token: admin, want: 200})
+	do(call{name: "revoke a token", method: "DELETE", path: adm + "tokens/site", token: admin, want: 200})
+	do(call{name: "revoke it again", method: "DELETE", path: adm + "tokens/site", token: admin, want: 404})
+
 	// The rest needs a queue no worker drains, a tight bucket, and storage that fails.
 	queueAnswers(t, ck)
 	refusals(t, ck, e)

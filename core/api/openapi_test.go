@@ -36,6 +36,7 @@ func init() {
 	// Bodies the validator has no decoder for: the event stream is text (each event's data
 	// is checked against StateEvent on its own), a package is bytes.
 	openapi3filter.RegisterBodyDecoder("text/event-stream", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("application/x-ndjson", openapi3filter.PlainBodyDecoder)
 	openapi3filter.RegisterBodyDecoder("application/zip", openapi3filter.FileBodyDecoder)
 }
 
@@ -296,8 +297,20 @@ func (ck *checker) checkAnswer(name string, in *openapi3filter.RequestValidation
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		t.Fatalf("%s: the answer %d %s breaks the spec: %v", name, resp.StatusCode, body, err)
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	feed := in.Route.Path == "/api/v1/events"
+	switch ct := resp.Header.Get("Content-Type"); {
+	case strings.HasPrefix(ct, "text/event-stream") && feed:
+		for _, ev := range parseEvents(t, body) {
+			ck.checkFeedEvent(name, ev.data)
+		}
+	case strings.HasPrefix(ct, "text/event-stream"):
 		ck.checkEvents(name, body)
+	case strings.HasPrefix(ct, "application/x-ndjson"):
+		for _, line := range strings.Split(strings.TrimSpace(string(body)), "\n") {
+			if line != "" && !strings.Contains(line, `"type":"heartbeat"`) {
+				ck.checkFeedEvent(name, []byte(line))
+			}
+		}
 	}
 	op := in.Route.Method + " " + in.Route.Path
 	if ck.answered[op] == nil {
@@ -359,6 +372,19 @@ func (ck *checker) checkEvents(name string, body []byte) {
 		if err := schema.VisitJSON(v, openapi3.MultiErrors(), openapi3.VisitAsResponse()); err != nil {
 			t.Fatalf("%s: %s event %s breaks StateEvent: %v", name, ev.name, ev.data, err)
 		}
+	}
+}
+
+// checkFeedEvent holds one event of the results feed to Event.
+func (ck *checker) checkFeedEvent(name string, data []byte) {
+	t := ck.t
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%s: feed event %q: %v", name, data, err)
+	}
+	if err := ck.doc.Components.Schemas["Event"].Value.VisitJSON(v, openapi3.MultiErrors(), openapi3.VisitAsResponse()); err != nil {
+		t.Fatalf("%s: feed event %s breaks Event: %v", name, data, err)
 	}
 }
 

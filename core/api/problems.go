@@ -32,7 +32,7 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	if !problemID.MatchString(id) {
 		return errorf(http.StatusBadRequest, codeBadRequest, "problem id %q: want 1-64 of a-z, 0-9, _ and -, starting with a letter or digit", id)
 	}
-	im, err := s.readPackage(w, r)
+	im, err := s.readPackage(r)
 	if err != nil {
 		return err
 	}
@@ -55,20 +55,19 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	return nil
 }
 
-// readPackage reads the body, at most MaxProblemBytes, and reads it as a package of
-// the format asked for (?format=) or detected; an invalid one is a 400 that says why.
-// What gets stored is oj's package: the body itself, or what it converts to.
-func (s *Server) readPackage(w http.ResponseWriter, r *http.Request) (*formats.Imported, error) {
+// readPackage reads the body, at most MaxProblemBytes (the route's limit, limitBody),
+// and reads it as a package of the format asked for (?format=) or detected; an invalid
+// one is a 400 that says why. What gets stored is oj's package: the body itself, or
+// what it converts to.
+func (s *Server) readPackage(r *http.Request) (*formats.Imported, error) {
 	format := r.URL.Query().Get("format")
 	if format != "" && !slices.Contains(formats.Names, format) {
 		return nil, errorf(http.StatusBadRequest, codeBadRequest, "format: %q is not a package format oj reads (want oj, kattis or polygon, or leave it out to detect it)", format)
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.lim.MaxProblemBytes)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "package over %d bytes", mbe.Limit)
+		if tooLarge, ok := bodyTooLarge(r, err); ok {
+			return nil, tooLarge
 		}
 		return nil, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}

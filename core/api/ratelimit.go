@@ -30,14 +30,26 @@ func newBuckets(l Limits) *buckets {
 	return b
 }
 
-func (b *buckets) user(id int64) *rate.Limiter {
-	if b.lim.UserRate <= 0 {
+// user is tok's bucket: its own submit_rate and submit_burst when it has them (a site
+// submitting for all its users through one token), else the configured defaults. A
+// token's settings never change, so its bucket is made once.
+func (b *buckets) user(tok *store.Token) *rate.Limiter {
+	r, burst := b.lim.UserRate, b.lim.UserBurst
+	if tok.SubmitRate != nil {
+		r = *tok.SubmitRate
+		burst = max(1, int(r)) // a rate of its own without a burst of its own: one second's worth
+	}
+	if tok.SubmitBurst != nil {
+		burst = *tok.SubmitBurst
+	}
+	if r <= 0 {
 		return nil
 	}
+	id := tok.ID
 	if l, ok := b.users.Get(id); ok {
 		return l
 	}
-	l := rate.NewLimiter(rate.Limit(b.lim.UserRate), b.lim.UserBurst)
+	l := rate.NewLimiter(rate.Limit(r), burst)
 	// Two first requests of one user may race here; the loser's bucket is dropped, which
 	// at worst grants one extra token.
 	if prev, ok, _ := b.users.PeekOrAdd(id, l); ok {
@@ -48,7 +60,7 @@ func (b *buckets) user(id int64) *rate.Limiter {
 
 // take takes one token from the user's bucket and one from the global bucket, or none
 // from either. When refused it says how long until both would have a token.
-func (b *buckets) take(userID int64, now time.Time) (ok bool, wait time.Duration, which string) {
+func (b *buckets) take(tok *store.Token, now time.Time) (ok bool, wait time.Duration, which string) {
 	var reserved []*rate.Reservation
 	cancel := func() {
 		for _, r := range reserved {
@@ -58,7 +70,7 @@ func (b *buckets) take(userID int64, now time.Time) (ok bool, wait time.Duration
 	for _, l := range []struct {
 		lim  *rate.Limiter
 		name string
-	}{{b.user(userID), "user"}, {b.global, "global"}} {
+	}{{b.user(tok), "user"}, {b.global, "global"}} {
 		if l.lim == nil {
 			continue
 		}

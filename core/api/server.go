@@ -64,8 +64,11 @@ type Server struct {
 	auth    *authCache
 	views   visibilityCache
 	streams *streamGate
-	ops     *ops.Ops
-	once    sync.Once
+	// followers bounds the results feed's followers.
+	followers *followerGate
+	ops       *ops.Ops
+	linger    lingerBounds
+	once      sync.Once
 	// closing is closed when the server shuts down: waits and event streams end early.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -84,11 +87,16 @@ func New(cfg Config, d Deps) *Server {
 	s := &Server{cfg: cfg, lim: cfg.Limits, d: d, log: d.Log, clock: d.Clock, closing: make(chan struct{})}
 	s.metrics = newMetrics(d.Registerer)
 	s.streams = newStreamGate(cfg.Limits.MaxStreamsPerToken, cfg.Limits.MaxStreams, d.Registerer)
+	s.followers = newFollowerGate(cfg.Limits.MaxFeedFollowers, d.Registerer)
 	s.hub = newHub(d.DB, d.Log)
 	s.buckets = newBuckets(cfg.Limits)
 	s.backlog = &backlog{db: d.DB, lim: cfg.Limits, clock: d.Clock, log: d.Log}
 	s.auth = newAuthCache(cfg.Limits.AuthCacheTTL)
 	s.ops = ops.New(d.DB, d.Streams, d.Clock, d.Log)
+	s.linger = lingerBounds{bytes: lingerBytes, idle: lingerIdle, total: cfg.ReadTimeout}
+	if s.linger.total <= 0 {
+		s.linger.total = DefaultConfig().ReadTimeout
+	}
 	return s
 }
 
@@ -129,42 +137,58 @@ func (s *Server) Start(ctx context.Context) {
 // Handler returns the routes wrapped in the request middleware (trace id, log, metrics).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}))
+	// Each route declares the query parameters it takes (takes): any other, or one given
+	// twice, is a 400 that names it, before the handler runs (checkQuery). A route that
+	// takes a body declares its limit (body): a larger one is a 413 that names the limit
+	// and its config key (limitBody).
+	submitBody := bodyLimit{max: submitBodyLimit(s.lim.MaxSourceBytes), what: "source",
+		limit: int64(s.lim.MaxSourceBytes), key: keyMaxSource}
+	packageBody := bodyLimit{max: s.lim.MaxProblemBytes, what: "package", limit: s.lim.MaxProblemBytes, key: keyMaxProblem}
+	action := takes("dry_run").body(adminBody)
+	public := func(pattern string, h http.Handler, in routeInput) { mux.Handle(pattern, strictQuery(in, h)) }
+	user := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(anyToken, in, h)) }
+	submitter := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(submitters, in, h)) }
+	reader := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(readers, in, h)) }
+	admin := func(pattern string, h handlerFunc, in routeInput) { mux.Handle(pattern, s.authed(admins, in, h)) }
 
-	user := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(false, h)) }
-	admin := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authed(true, h)) }
+	public("GET /healthz", http.HandlerFunc(healthz), takes())
+	public("GET /readyz", http.HandlerFunc(s.readyz), takes())
+	public("GET /metrics", promhttp.HandlerFor(s.d.Gatherer, promhttp.HandlerOpts{}), takes())
 
-	user("POST /api/v1/submissions", s.submit)
-	user("GET /api/v1/submissions/{id}", s.getSubmission)
-	user("GET /api/v1/submissions/{id}/events", s.events)
-	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase)
-	user("GET /api/v1/languages", s.languages)
-	admin("PUT /api/v1/problems/{id}", s.putProblem)
-	user("GET /api/v1/problems/{id}", s.getProblem)
-	admin("GET /api/v1/problems", s.listProblems)
-	admin("DELETE /api/v1/problems/{id}", s.removeProblem)
-	user("GET /api/v1/problems/{id}/samples/{n}/{file}", s.getSample)
-	user("GET /api/v1/problems/{id}/statement/{path...}", s.getStatement)
+	submitter("POST /api/v1/submissions", s.submit, takes().body(submitBody))
+	user("GET /api/v1/submissions", s.ownSubmissions, takes("state", "problem", "owner", "purpose", "limit", "cursor", "meta.*"))
+	user("GET /api/v1/submissions/{id}", s.getSubmission, takes())
+	user("GET /api/v1/submissions/{id}/events", s.events, takes())
+	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase, takes())
+	user("GET /api/v1/languages", s.languages, takes())
+	admin("PUT /api/v1/problems/{id}", s.putProblem, takes("format").body(packageBody))
+	user("GET /api/v1/problems/{id}", s.getProblem, takes())
+	reader("GET /api/v1/problems", s.listProblems, takes("archived"))
+	reader("GET /api/v1/events", s.feed, takes("since", "follow", "types", "problem", "purpose", "meta.*"))
+	admin("DELETE /api/v1/problems/{id}", s.removeProblem, takes("dry_run"))
+	user("GET /api/v1/problems/{id}/samples/{n}/{file}", s.getSample, takes())
+	user("GET /api/v1/problems/{id}/statement/{path...}", s.getStatement, takes())
 
-	admin("GET /admin/v1/overview", s.overview)
-	admin("GET /admin/v1/pel", s.pel)
-	admin("POST /admin/v1/reclaim", s.reclaim)
-	admin("GET /admin/v1/outbox", s.outbox)
-	admin("GET /admin/v1/dlq", s.dlq)
-	admin("GET /admin/v1/submissions", s.listSubmissions)
-	admin("POST /admin/v1/dlq/replay", s.replay)
-	admin("POST /admin/v1/dlq/purge", s.purge)
-	admin("POST /admin/v1/trim", s.trim)
-	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission)
-	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem)
-	admin("POST /admin/v1/problems/{id}/verify", s.verifyProblem)
-	admin("GET /admin/v1/problems/{id}/verify", s.getVerification)
-	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel)
-	admin("GET /admin/v1/workers", s.workers)
-	admin("GET /admin/v1/audit", s.audit)
-	admin("GET /admin/v1/submissions/{id}/trace", s.trace)
+	admin("GET /admin/v1/overview", s.overview, takes())
+	admin("GET /admin/v1/pel", s.pel, takes("lane", "min_idle_ms", "limit"))
+	admin("POST /admin/v1/reclaim", s.reclaim, action)
+	admin("GET /admin/v1/outbox", s.outbox, takes("limit"))
+	admin("GET /admin/v1/dlq", s.dlq, takes("limit", "cursor"))
+	admin("GET /admin/v1/submissions", s.listSubmissions, takes("state", "problem", "owner", "purpose", "limit", "cursor", "meta.*"))
+	admin("POST /admin/v1/dlq/replay", s.replay, action)
+	admin("POST /admin/v1/dlq/purge", s.purge, action)
+	admin("POST /admin/v1/trim", s.trim, action)
+	admin("POST /admin/v1/submissions/{id}/rejudge", s.rejudgeSubmission, action)
+	admin("POST /admin/v1/problems/{id}/rejudge", s.rejudgeProblem, action)
+	admin("POST /admin/v1/problems/{id}/verify", s.verifyProblem, action)
+	admin("GET /admin/v1/problems/{id}/verify", s.getVerification, takes("version"))
+	admin("POST /admin/v1/submissions/{id}/cancel", s.cancel, action)
+	admin("GET /admin/v1/workers", s.workers, takes())
+	admin("GET /admin/v1/audit", s.audit, takes("limit"))
+	admin("GET /admin/v1/submissions/{id}/trace", s.trace, takes())
+	admin("GET /admin/v1/tokens", s.listTokens, takes())
+	admin("POST /admin/v1/tokens", s.createToken, takes("dry_run").body(adminBody))
+	admin("DELETE /admin/v1/tokens/{name}", s.revokeToken, takes("dry_run"))
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))
@@ -173,12 +197,12 @@ func (s *Server) Handler() http.Handler {
 }
 
 // HealthHandler serves only /healthz, /readyz and /metrics: the dispatcher's and the
-// worker's metrics listener.
+// worker's metrics listener. They take no query parameters, as on the API.
 func HealthHandler(db *pgxpool.Pool, rdb redis.UniversalClient, gatherer prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { ready(w, r, db, rdb) })
-	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	mux.Handle("GET /healthz", strictQuery(takes(), http.HandlerFunc(healthz)))
+	mux.Handle("GET /readyz", strictQuery(takes(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ready(w, r, db, rdb) })))
+	mux.Handle("GET /metrics", strictQuery(takes(), promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 	return mux
 }
 

@@ -85,3 +85,39 @@ func (g *streamGate) enter(tok *store.Token) (release func(), aerr *apiError) {
 		})
 	}, nil
 }
+
+// followerGate bounds the results feed's followers in all (api.limits.max_feed_followers):
+// each one reads PostgreSQL at every commit of events, so their number is the feed's cost.
+type followerGate struct {
+	mu    sync.Mutex
+	open  int
+	max   int
+	gauge prometheus.Gauge
+}
+
+func newFollowerGate(max int, reg prometheus.Registerer) *followerGate {
+	g := &followerGate{max: max, gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "oj_api_feed_followers",
+		Help: "Followers of the results feed (GET /api/v1/events) now."})}
+	reg.MustRegister(g.gauge)
+	return g
+}
+
+func (g *followerGate) enter() (leave func(), aerr *apiError) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open >= g.max {
+		return nil, &apiError{status: http.StatusTooManyRequests, code: codeTooManyStreams, retryAfter: 10 * time.Second,
+			msg: fmt.Sprintf("the results feed has %d followers, its most (api.limits.max_feed_followers); retry later", g.open)}
+	}
+	g.open++
+	g.gauge.Set(float64(g.open))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.open--
+			g.gauge.Set(float64(g.open))
+		})
+	}, nil
+}

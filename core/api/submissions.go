@@ -35,7 +35,8 @@ func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return req, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "request body over %d bytes", mbe.Limit)
+			// Over submitBodyLimit: the source is over its limit, whatever its escapes.
+			return req, tooLargeError("source", int64(maxSource), keyMaxSource)
 		}
 		return req, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}
@@ -74,11 +75,12 @@ func checkSubmitFields(req wire.SubmitRequest, maxSource int) *apiError {
 	case req.Source == "":
 		return errorf(http.StatusBadRequest, codeEmptySource, "source: empty")
 	case len(req.Source) > maxSource:
-		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, the limit is %d", len(req.Source), maxSource)
+		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "source is %d bytes, over the limit of %d bytes (%s)",
+			len(req.Source), maxSource, keyMaxSource)
 	case req.WaitMS != nil && *req.WaitMS < 0:
 		return errorf(http.StatusBadRequest, codeBadRequest, "wait_ms: must not be negative")
 	}
-	return nil
+	return checkMetadata(req.Metadata)
 }
 
 // checkIdempotencyKey refuses a key PostgreSQL could not store or that no client means:
@@ -104,7 +106,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 	if aerr := s.admit(tok); aerr != nil {
 		return aerr
 	}
-	req, n, aerr := s.readSubmit(w, r, tok, key)
+	req, n, aerr := s.readSubmit(r, tok, key)
 	if aerr != nil {
 		return aerr
 	}
@@ -137,7 +139,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 // submissions (and the backlog, which refuses only callers with submissions waiting)
 // are decided when the submission is stored: see liveBounds.
 func (s *Server) admit(tok *store.Token) *apiError {
-	if ok, wait, which := s.buckets.take(tok.ID, s.clock.Now()); !ok {
+	if ok, wait, which := s.buckets.take(tok, s.clock.Now()); !ok {
 		s.metrics.submits.WithLabelValues("rate_limited").Inc()
 		return &apiError{status: http.StatusTooManyRequests, code: codeRateLimited, retryAfter: wait,
 			msg: "too many submissions (" + which + " limit); retry after the Retry-After delay"}
@@ -154,6 +156,9 @@ func (s *Server) liveBounds(n *store.NewSubmission, tok *store.Token) {
 	if tok.Role == roleAdmin {
 		n.MaxLive = s.lim.MaxLivePerAdmin
 	}
+	if tok.MaxLive != nil {
+		n.MaxLive = *tok.MaxLive
+	}
 	n.RefuseIfQueued = s.backlog.over()
 }
 
@@ -166,7 +171,10 @@ func (s *Server) liveRefused(e *store.LiveBoundError, tok *store.Token) *apiErro
 				"submit again once they are (users with nothing waiting are still accepted)", e.Queued)}
 	}
 	key := "api.limits.max_live_per_user"
-	if tok.Role == roleAdmin {
+	switch {
+	case tok.MaxLive != nil:
+		key = "the token's own max_live"
+	case tok.Role == roleAdmin:
 		key = "api.limits.max_live_per_admin"
 	}
 	s.metrics.submits.WithLabelValues("live_limit").Inc()
@@ -178,8 +186,8 @@ func (s *Server) liveRefused(e *store.LiveBoundError, tok *store.Token) *apiErro
 // readSubmit decodes the body and checks what decodeSubmit cannot know without the
 // server's configuration: the language, and a problem id the schema could hold. The
 // submission it returns has no problem version yet (pinProblemVersion sets it).
-func (s *Server) readSubmit(w http.ResponseWriter, r *http.Request, tok *store.Token, key string) (wire.SubmitRequest, store.NewSubmission, *apiError) {
-	r.Body = http.MaxBytesReader(w, r.Body, submitBodyLimit(s.lim.MaxSourceBytes))
+// The route bounds the body by submitBodyLimit (limitBody).
+func (s *Server) readSubmit(r *http.Request, tok *store.Token, key string) (wire.SubmitRequest, store.NewSubmission, *apiError) {
 	req, aerr := decodeSubmit(r.Body, s.lim.MaxSourceBytes)
 	if aerr != nil {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
@@ -196,7 +204,8 @@ func (s *Server) readSubmit(w http.ResponseWriter, r *http.Request, tok *store.T
 		return req, store.NewSubmission{}, errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", req.ProblemID)
 	}
 	n := store.NewSubmission{OwnerID: &tok.ID, ProblemID: req.ProblemID, Language: lg.ID, Lane: lg.Lane,
-		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: infoFrom(r.Context()).traceID}
+		Source: req.Source, MaxAttempts: s.lim.MaxAttempts, IdempotencyKey: key, TraceID: infoFrom(r.Context()).traceID,
+		Metadata: req.Metadata}
 	return req, n, nil
 }
 
@@ -369,7 +378,8 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 func toWire(s *store.Submission, tok *store.Token, view caseView) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
-		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases))}
+		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases)), Metadata: nonNilMeta(s.Metadata),
+		Purpose: purposeOf(s.Purpose)}
 	if s.Verdict != "" {
 		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
@@ -385,6 +395,29 @@ func toWire(s *store.Submission, tok *store.Token, view caseView) wire.Submissio
 		out.Cases = append(out.Cases, view.apply(wireCase(c)))
 	}
 	return out
+}
+
+// purposeOf is a stored purpose as the API says it: a submission recorded before
+// submissions had one is a user's.
+func purposeOf(p string) string {
+	if p == "" {
+		return store.PurposeUser
+	}
+	return p
+}
+
+// purposeQuery reads ?purpose= of a list or the feed: user (the default: a
+// verification's submissions count for no user), verify, or all.
+func purposeQuery(r *http.Request) (string, *apiError) {
+	switch v := r.URL.Query().Get("purpose"); v {
+	case "", store.PurposeUser:
+		return store.PurposeUser, nil
+	case store.PurposeVerify, store.PurposeAll:
+		return v, nil
+	default:
+		return "", errorf(http.StatusBadRequest, codeBadRequest, "purpose: %q (want user, verify or all: "+
+			"the submissions of users, of problem verifications, or both)", quoteClip(v, 20))
+	}
 }
 
 // submissionError is the reason of a dead or SE submission (its last attempt's error),

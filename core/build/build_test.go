@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -58,7 +59,7 @@ func TestRequestsAreAnswered(t *testing.T) {
 		sha("garbage"): judge.Permanent(errors.New("problem.yaml: missing")),
 		sha("flaky"):   errors.New("compile cut short by its time limit"),
 	}}
-	serve(t, NewServer(st.Client(), st.Keys, f, "w1", quiet()))
+	serve(t, NewServer(st.Client(), st.Keys, f, "w1", 1, quiet()))
 	c := NewClient(st.Client(), st.Keys, time.Minute)
 	ctx := context.Background()
 	cases := []struct {
@@ -127,7 +128,7 @@ func TestStaleAndAbandonedRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fakeBuilder{calls: map[string]int{}, errs: map[string]error{}}
-	s := NewServer(rdb, st.Keys, f, "w2", quiet())
+	s := NewServer(rdb, st.Keys, f, "w2", 1, quiet())
 	s.idle = 100 * time.Millisecond
 	serve(t, s)
 	res, err := rdb.BLPop(ctx, 20*time.Second, st.Keys.BuildReply(abandoned)).Result()
@@ -151,5 +152,85 @@ func TestStaleAndAbandonedRequests(t *testing.T) {
 	}
 	if n, _ := rdb.Exists(ctx, st.Keys.BuildReply(stale)).Result(); n != 0 {
 		t.Fatal("a stale request was answered")
+	}
+}
+
+// blockingBuilder blocks the build of one sha256 until released (or its context ends)
+// and answers the others at once, counting every build.
+type blockingBuilder struct {
+	fakeBuilder
+	blocked  string
+	started  chan struct{} // closed when the blocked build has started
+	release  chan struct{}
+	startOne sync.Once
+}
+
+func (b *blockingBuilder) BuildTools(ctx context.Context, sha string) error {
+	err := b.fakeBuilder.BuildTools(ctx, sha)
+	if sha != b.blocked {
+		return err
+	}
+	b.startOne.Do(func() { close(b.started) })
+	select {
+	case <-b.release:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// A worker builds as many requests at once as it has slots: a build that blocks does
+// not hold up the next request. And a build that takes longer than the claim idle time
+// stays its worker's: no other worker (nor the same) takes it over and builds it again.
+func TestBuildsRunConcurrentlyAndStayClaimed(t *testing.T) {
+	t.Parallel()
+	st := testenv.Streams(t, testenv.RedisAddr(t))
+	b := &blockingBuilder{fakeBuilder: fakeBuilder{calls: map[string]int{}, errs: map[string]error{}},
+		blocked: sha("blocks"), started: make(chan struct{}), release: make(chan struct{})}
+	for _, name := range []string{"w1", "w2"} {
+		s := NewServer(st.Client(), st.Keys, b, name, 2, quiet())
+		s.idle, s.block = 300*time.Millisecond, 50*time.Millisecond
+		serve(t, s)
+	}
+	c := NewClient(st.Client(), st.Keys, time.Minute)
+	ctx := context.Background()
+	blocked := make(chan Reply, 1)
+	go func() {
+		r, err := c.Build(ctx, sha("blocks"), "")
+		if err != nil {
+			t.Error(err)
+		}
+		blocked <- r
+	}()
+	<-b.started
+	if r, err := c.Build(ctx, sha("quick"), ""); err != nil || r.Status != StatusOK {
+		t.Fatalf("a build behind a blocked one: %+v %v", r, err)
+	}
+	select {
+	case r := <-blocked:
+		t.Fatalf("the blocked build answered before it was released: %+v", r)
+	default:
+	}
+	// Over three claim idle times, while both workers look for idle requests (were the
+	// build taken over, it would run again; on a machine too slow for a look meanwhile
+	// the test proves less but does not fail).
+	time.Sleep(time.Second)
+	close(b.release)
+	if r := <-blocked; r.Status != StatusOK {
+		t.Fatalf("the blocked build: %+v", r)
+	}
+	if n := b.count(sha("blocks")); n != 1 {
+		t.Fatalf("the long build ran %d times, want once", n)
+	}
+}
+
+func TestClassifyNamesTheBoundOfACutBuild(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("build checker.cpp: %w", judge.Permanent(&judge.ToolTimeoutError{Kind: "checker", Source: "checker.cpp",
+		Key: judge.KeyToolCompileWall, Bound: time.Minute}))
+	want := Reply{Status: StatusTimeout, Kind: "checker", Source: "checker.cpp",
+		Message: "checker.cpp: the compile did not finish within judge.tool_compile.wall (60s)"}
+	if got := Classify(err); got != want {
+		t.Fatalf("Classify = %+v, want %+v", got, want)
 	}
 }

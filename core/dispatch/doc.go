@@ -33,6 +33,27 @@ type Config struct {
 	// FairLookahead is how much of a lane's recent consumption the window holds beyond
 	// its workers' slots, so that a fast lane never waits on the relay.
 	FairLookahead time.Duration `mapstructure:"fair_lookahead"`
+	// Events is the results feed's part (key "events" of ojd.yaml, not "dispatcher":
+	// the API reads the feed, the dispatcher keeps it).
+	Events EventsConfig `mapstructure:"-"`
+}
+
+// EventsConfig configures the results feed (key "events").
+type EventsConfig struct {
+	// Retention keeps events this long: a cursor older than that answers 410. Older
+	// events are deleted in batches, so the table never grows without bound.
+	Retention time.Duration `mapstructure:"retention"`
+}
+
+// DefaultEventsConfig returns the defaults: a week of events.
+func DefaultEventsConfig() EventsConfig { return EventsConfig{Retention: 7 * 24 * time.Hour} }
+
+// Validate names the first bad key.
+func (c EventsConfig) Validate() error {
+	if c.Retention < time.Hour {
+		return fmt.Errorf("events.retention: %v is under 1h (followers resume from cursors within it)", c.Retention)
+	}
+	return nil
 }
 
 // DefaultConfig returns the defaults.
@@ -49,6 +70,7 @@ func DefaultConfig() Config {
 		Retention:         time.Hour,
 		FairRelease:       true,
 		FairLookahead:     50 * time.Millisecond,
+		Events:            DefaultEventsConfig(),
 	}
 }
 

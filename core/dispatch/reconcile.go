@@ -96,7 +96,8 @@ func (d *Dispatcher) RedriveLost(ctx context.Context, lane job.Lane, entryIDs []
 	return n, nil
 }
 
-// housekeep prunes delivered outbox rows past retention and refreshes the backlog gauges.
+// housekeep prunes delivered outbox rows and feed events past their retentions and
+// refreshes the backlog gauges.
 func (d *Dispatcher) housekeep(ctx context.Context) {
 	now := d.clock.Now()
 	for {
@@ -107,6 +108,18 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		}
 		if n < 5000 {
 			break
+		}
+	}
+	if d.cfg.Events.Retention > 0 {
+		for {
+			n, err := store.PruneEvents(ctx, d.db, d.cfg.Events.Retention, 5000)
+			if err != nil {
+				d.log.Warn("prune feed events", "err", err)
+				break
+			}
+			if n < 5000 {
+				break
+			}
 		}
 	}
 	n, oldest, err := store.OutboxBacklog(ctx, d.db)

@@ -19,6 +19,7 @@ import (
 	"oj/core/api/client"
 	"oj/core/api/wire"
 	"oj/core/build"
+	"oj/core/judge"
 	"oj/core/judge/problem"
 	"oj/core/judge/problem/problemtest"
 	"oj/core/store"
@@ -97,7 +98,7 @@ func (s *system) waitAPI(t *testing.T, c *client.Client, id string) *wire.Submis
 // ends dead with one, both through GET.
 func TestToolsBuildAtUploadEndToEnd(t *testing.T) {
 	s := newSystem(t, 2)
-	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", testLog())
+	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", 2, testLog())
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = bs.Run(ctx) }()
@@ -187,5 +188,72 @@ func TestToolBuildWithoutWorkerIs503(t *testing.T) {
 	// A package with nothing to build needs no worker.
 	if _, aerr := put(admin, "plain", problemtest.APlusB(aplusbYAML)); aerr != nil {
 		t.Fatalf("upload of a package without tools: %+v", aerr)
+	}
+}
+
+// A checker whose compile blocks is cut at judge.tool_compile.wall and answered 400 with
+// that reason, while an upload sent after it began is built and answered meanwhile
+// rather than behind it (the worker has two build slots).
+func TestBlockingCheckerIsCutWhileOthersBuild(t *testing.T) {
+	const wall = 20 * time.Second // far above a small checker's compile, even on a loaded host
+	s := newSystem(t, 1, func(c *judge.Config) {
+		c.ToolCompile.CPU, c.ToolCompile.Wall = 10*time.Second, wall
+		c.PrecompiledHeaders = false // nothing here is judged: spare the suite their CPU
+	})
+	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", 2, testLog())
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = bs.Run(ctx) }()
+	t.Cleanup(func() { stop(); <-done })
+	admin := apiOn(t, s, build.NewClient(s.streams.Client(), s.streams.Keys, 2*time.Minute))
+	withChecker := func(src string) map[string]string {
+		files := problemtest.APlusB(aplusbYAML + "checker: {type: testlib, source: checker.cpp}\n")
+		files["checker.cpp"] = src
+		return files
+	}
+
+	type answer struct {
+		p   *wire.Problem
+		err *client.Error
+	}
+	blocked := make(chan answer, 1)
+	go func() {
+		// The compiler reads its own standard output, a pipe nothing writes to.
+		p, aerr := put(admin, "blocks", withChecker("#include \"/dev/stdout\"\nint main() { return 0; }\n"))
+		blocked <- answer{p, aerr}
+	}()
+	// Once its build request is taken by the worker, the next upload goes.
+	rdb, key := s.streams.Client(), s.streams.Keys.BuildRequests()
+	for {
+		p, err := rdb.XPending(context.Background(), key, build.Group).Result()
+		if err == nil && p.Count > 0 {
+			break
+		}
+		select {
+		case a := <-blocked:
+			t.Fatalf("the blocking upload was answered before its build began: %+v %+v", a.p, a.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	p, aerr := put(admin, "quick", withChecker("#include <cstdio>\nint main(int argc, char **argv) { return argc == 4 ? 0 : 3; }\n"))
+	if aerr != nil || p.Version != 1 {
+		t.Fatalf("an upload while another's build blocks: %+v %+v", p, aerr)
+	}
+	select {
+	case a := <-blocked:
+		t.Fatalf("the blocking upload was answered (%+v %+v) before the one sent after it", a.p, a.err)
+	default:
+	}
+
+	a := <-blocked
+	want := "checker checker.cpp: the compile did not finish within judge.tool_compile.wall (20s), so the version was not created"
+	if a.err == nil || a.err.Status != http.StatusBadRequest || a.err.Code != "invalid_package" || !strings.Contains(a.err.Message, want) {
+		t.Fatalf("the blocking upload: %+v %+v, want 400 invalid_package saying %q", a.p, a.err, want)
+	}
+	if strings.Contains(a.err.Message, "/tmp/") || strings.Contains(a.err.Message, "/var/") {
+		t.Fatalf("the answer shows a path of the worker's: %s", a.err.Message)
+	}
+	if _, err := admin.Problem(context.Background(), "blocks"); client.StatusOf(err) != http.StatusNotFound {
+		t.Fatalf("a version was created for a checker that never compiled: %v", err)
 	}
 }

@@ -40,7 +40,9 @@ type system struct {
 	judge   *judge.Judge
 }
 
-func newSystem(tb testing.TB, slots int) *system {
+// newSystem starts the judge core with slots judging slots per lane; tweaks adjust the
+// judge's configuration first.
+func newSystem(tb testing.TB, slots int, tweaks ...func(*judge.Config)) *system {
 	tb.Helper()
 	if os.Geteuid() != 0 {
 		tb.Skip("the sandbox needs root")
@@ -61,6 +63,9 @@ func newSystem(tb testing.TB, slots int) *system {
 	jcfg := judge.DefaultConfig()
 	jcfg.WorkDir = filepath.Join(root, "work")
 	jcfg.Cache = cache.Config{Dir: filepath.Join(root, "cache"), BudgetBytes: 1 << 30, FetchTimeout: time.Minute}
+	for _, tweak := range tweaks {
+		tweak(&jcfg)
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("OJ_TEST_VERBOSE") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))

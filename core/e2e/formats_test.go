@@ -18,7 +18,7 @@ import (
 // withBuilds serves the API over s with a build server answering from s's judge.
 func withBuilds(t *testing.T, s *system) *client.Client {
 	t.Helper()
-	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", testLog())
+	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", 2, testLog())
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = bs.Run(ctx) }()

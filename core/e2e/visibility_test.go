@@ -56,7 +56,7 @@ func leakyPackage(extraYAML string) map[string]string {
 // and a problem whose tests are public shows its owner every case.
 func TestHiddenCasesNeverReachTheOwner(t *testing.T) {
 	s := newSystem(t, 2)
-	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", testLog())
+	bs := build.NewServer(s.streams.Client(), s.streams.Keys, s.judge, "e2e-builder", 2, testLog())
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = bs.Run(ctx) }()

@@ -16,11 +16,16 @@ import (
 )
 
 // compiled is a compile's result: ok, or CE with the compiler's output. timedOut says
-// the compile was cut short by its CPU or wall limit, which a loaded host can cause.
+// the compile was cut short by its CPU or wall limit, which a loaded host can cause;
+// cpuCut that it was the CPU limit, wall the wall limit it ran under.
 type compiled struct {
 	ok       bool
 	output   string
 	timedOut bool
+	cpuCut   bool
+	cpu      time.Duration
+	wall     time.Duration
+	capped   bool // the wall limit was opts.maxWall, under the configured one
 }
 
 // compileOpts are what differs between compiling a submission and compiling a
@@ -30,6 +35,8 @@ type compileOpts struct {
 	src   string   // the source's name in box; empty: the language's source file
 	extra []string // arguments added to the compiler's (include dirs)
 	ro    []string // host paths the compiler may read besides the language's
+	// maxWall, when positive, caps the wall limit (what is left of a caller's deadline).
+	maxWall time.Duration
 }
 
 // compileWith runs l's compiler in box (where the source already is) under the limits
@@ -69,6 +76,10 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 	}
 	cpu := time.Duration(float64(lim.CPU) * factor)
 	wall := time.Duration(float64(lim.Wall) * factor)
+	capped := o.maxWall > 0 && o.maxWall < wall
+	if capped {
+		wall = o.maxWall
+	}
 	res, err := j.runner.Run(ctx, Spec{
 		Argv:          argv,
 		Env:           mergeEnv(baseEnv, lang.Expand(l.CompileEnv, vars)),
@@ -105,7 +116,7 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 	}
 	switch {
 	case res.Status == StatusTLE:
-		return compiled{timedOut: true,
+		return compiled{timedOut: true, cpuCut: res.CPU >= cpu, cpu: cpu, wall: wall, capped: capped && res.CPU < cpu,
 			output: out + fmt.Sprintf("\ncompilation exceeded its time limit (%v CPU, %v wall)\n", cpu, wall)}, nil
 	case res.Status == StatusMLE:
 		return compiled{output: out + fmt.Sprintf("\ncompilation exceeded its memory limit (%d MiB)\n", lim.MemoryMB)}, nil

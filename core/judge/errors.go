@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // PermanentError is a failure that no other attempt can fix: the package itself is
@@ -14,8 +15,9 @@ import (
 // What is not permanent, on purpose: a language unknown to this worker or whose
 // toolchain this host lacks (another worker, configured differently, may judge it — the
 // API accepted the language from its own configuration), the object store or the cache
-// failing, the sandbox failing, a compile cut short by its time or wall limit (a loaded
-// host), a context that ended. Those stay errors to retry.
+// failing, the sandbox failing, a compile cut short by its time or wall limit while
+// judging (a loaded host: the same tool compiled within its bounds at upload), a context
+// that ended. Those stay errors to retry.
 type PermanentError struct{ Err error }
 
 func (e *PermanentError) Error() string { return e.Err.Error() }
@@ -52,4 +54,50 @@ func AsToolCompileError(err error) (*ToolCompileError, bool) {
 	var tc *ToolCompileError
 	ok := errors.As(err, &tc)
 	return tc, ok
+}
+
+// ToolTimeoutError says that a package's checker or interactor did not compile within
+// its bound when the package was uploaded: Key names the bound (judge.tool_compile.cpu,
+// judge.tool_compile.wall, or api.tool_build_timeout when the upload stopped waiting
+// first) and Bound its value. It is returned wrapped in a PermanentError by BuildTools
+// only: while judging, the same cut is a loaded host's doing and is retried.
+type ToolTimeoutError struct {
+	Kind   string // "checker" or "interactor"
+	Source string
+	Key    string
+	Bound  time.Duration
+}
+
+func (e *ToolTimeoutError) Error() string {
+	left := ""
+	if e.Key == KeyToolBuildTimeout {
+		left = "what was left of "
+	}
+	return fmt.Sprintf("%s: the compile did not finish within %s%s (%s)", e.Source, left, e.Key, seconds(e.Bound))
+}
+
+// AsToolTimeoutError returns the ToolTimeoutError err carries, if any.
+func AsToolTimeoutError(err error) (*ToolTimeoutError, bool) {
+	var tt *ToolTimeoutError
+	ok := errors.As(err, &tt)
+	return tt, ok
+}
+
+// The keys a ToolTimeoutError names.
+const (
+	KeyToolCompileCPU   = "judge.tool_compile.cpu"
+	KeyToolCompileWall  = "judge.tool_compile.wall"
+	KeyToolBuildTimeout = "api.tool_build_timeout"
+)
+
+// seconds writes a bound as people write it: 60s, 1.5s, 250ms.
+func seconds(d time.Duration) string {
+	switch {
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	case d >= time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return d.Round(time.Millisecond).String()
+	}
 }

@@ -100,7 +100,11 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 	if err := os.RemoveAll(filepath.Join(cfg.WorkDir, "io")); err != nil {
 		return nil, fmt.Errorf("judge.work_dir: %w", err)
 	}
-	if err := mountTasks(j.tasksDir(), cfg.TasksTmpfsBytes); err != nil {
+	found, err := mountTasks(cfg.WorkDir, j.tasksDir(), cfg.TasksTmpfsBytes)
+	for _, f := range found {
+		log.Info("judge.work_dir: " + f)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("judge.tasks_tmpfs_bytes: %w", err)
 	}
 	var setup context.Context

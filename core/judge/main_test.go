@@ -28,6 +28,13 @@ var (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunChild()
+	if os.Getenv(hostBuildHelper) != "" {
+		// TestHostBuildDiesWithItsWorker's stand-in for a worker: a build on the host
+		// that leaves a process behind, and no end of its own.
+		out, err := runOnHost(context.Background(), "", nil, []string{"/bin/sh", "-c", "sleep 300 & sleep 300"})
+		fmt.Printf("the host build ended: %v %s\n", err, out)
+		os.Exit(1)
+	}
 	os.Exit(testMain(m))
 }
 

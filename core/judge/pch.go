@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -50,8 +49,7 @@ func (p *pchSet) build(ctx context.Context, l *lang.Language) error {
 	argv := lang.Expand(h.Compile, lang.Vars{Src: src, Out: gch})
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := runOnHost(ctx, "", nil, argv); err != nil {
 		return fmt.Errorf("%v: %w: %s", argv, err, out)
 	}
 	for d := dir; d != p.root; d = filepath.Dir(d) {

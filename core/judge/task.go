@@ -75,7 +75,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	// A checker, validator or interactor that does not compile is a PermanentError: the
 	// package is broken, whatever the submission.
 	for _, t := range tools(spec) {
-		built, err := tk.j.buildTool(ctx, tk.ent, tk.dir, t[0], t[1])
+		built, err := tk.j.buildTool(ctx, tk.ent, tk.dir, t[0], t[1], false)
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}

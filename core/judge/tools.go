@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,6 +23,14 @@ const toolBuildTries = 3
 
 // toolBuildBackoff is the wait before the second try; it doubles after each.
 var toolBuildBackoff = time.Second
+
+// At upload a build has the upload's deadline (its context's): every try's wall limit is
+// what is left of it, less deadlineSlack so that the sandbox's own limit ends the try
+// and says so, and no try starts with less than minToolTry left.
+const (
+	deadlineSlack = 250 * time.Millisecond
+	minToolTry    = time.Second
+)
 
 // toolLanguage picks the language a checker, interactor or validator source compiles
 // with: c11 for .c, python3 for .py (a Kattis validator), cpp17 otherwise. A language
@@ -82,10 +91,13 @@ func toolArtefact(l *lang.Language) (string, error) {
 // NeedsBuild reports whether a package has a checker or interactor to compile.
 func NeedsBuild(spec problem.Spec) bool { return len(tools(spec)) > 0 }
 
-// BuildTools compiles the checker and interactor of the package with the given sha256
-// (fetched through the cache) and keeps the binaries in the cache, as judging would. It
-// returns nil when every tool built; a PermanentError when the package is invalid or a
-// tool does not compile (a ToolCompileError); any other error may succeed on retry.
+// BuildTools compiles the checker, validator and interactor of the package with the
+// given sha256 (fetched through the cache) and keeps the binaries in the cache, as
+// judging would: the build of an upload, within ctx's deadline (the upload's). It
+// returns nil when every tool built; a PermanentError when the package is invalid, a
+// tool does not compile (a ToolCompileError) or does not compile within its bound (a
+// ToolTimeoutError, whether the bound is judge.tool_compile's or what is left of the
+// deadline); any other error (the sandbox, the object store) may succeed on retry.
 func (j *Judge) BuildTools(ctx context.Context, sha string) error {
 	j.mu.Lock()
 	closed := j.closed
@@ -99,7 +111,7 @@ func (j *Judge) BuildTools(ctx context.Context, sha string) error {
 	}
 	defer ent.Release()
 	for _, t := range tools(ent.Pkg.Spec) {
-		if _, err := j.buildTool(ctx, ent, j.tasksDir(), t[0], t[1]); err != nil {
+		if _, err := j.buildTool(ctx, ent, j.tasksDir(), t[0], t[1], true); err != nil {
 			return err
 		}
 	}
@@ -115,13 +127,16 @@ func (j *Judge) acquire(ctx context.Context, sha string) (*cache.Entry, error) {
 	return ent, err
 }
 
-// buildTool returns the binary of a package's checker or interactor (kind), compiling it
+// buildTool returns a package's checker, validator or interactor (kind), compiling it
 // in the sandbox once per package version and keeping it in the cache entry, under
-// .build/. scratch is where its temporary work dir goes. A compile cut short by its time
-// limit, or failing in the sandbox, is tried again (toolBuildTries in all, with backoff)
-// and then returned as an error to retry: a loaded host must never turn into a verdict.
-// A compile that fails within its limits is a PermanentError carrying a ToolCompileError.
-func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, source string) (*tool, error) {
+// .build/. scratch is where its temporary work dir goes. A compile that fails within its
+// limits is a PermanentError carrying a ToolCompileError. A compile failing in the
+// sandbox is tried again (toolBuildTries in all, with backoff) and then returned as an
+// error to retry. A compile cut short by its time limit is, while judging, tried again
+// the same way: a loaded host must never turn into a verdict. At upload it is the answer,
+// a PermanentError carrying a ToolTimeoutError: a compile that blocks never finishes, and
+// the upload waits for one answer, so every try fits in what is left of its deadline.
+func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, source string, upload bool) (*tool, error) {
 	l, err := j.toolLanguage(source)
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", source, err)
@@ -135,22 +150,46 @@ func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, 
 	if _, err := os.Stat(t.bin); err == nil {
 		return t, nil
 	}
-	_, err, _ = j.builds.Do(ent.SHA+"/"+source, func() (any, error) {
+	key := ent.SHA + "/" + source
+	if upload {
+		key += "/upload" // never hand a judging caller an upload's answer to a cut, nor back
+	}
+	_, err, _ = j.builds.Do(key, func() (any, error) {
 		if _, err := os.Stat(t.bin); err == nil {
 			return nil, nil
 		}
 		wait := toolBuildBackoff
 		for try := 1; ; try++ {
-			err := j.compileTool(ctx, l, ent, scratch, kind, source, name, t.bin)
+			var maxWall time.Duration
+			if dl, ok := ctx.Deadline(); ok && upload {
+				maxWall = time.Until(dl) - deadlineSlack
+				if maxWall < minToolTry {
+					return nil, Permanent(&ToolTimeoutError{Kind: kind, Source: source, Key: KeyToolBuildTimeout,
+						Bound: max(maxWall, 0)})
+				}
+			}
+			err := j.compileTool(ctx, l, ent, scratch, kind, source, name, t.bin, maxWall)
 			if err == nil {
 				return nil, nil
 			}
 			var again *retryableBuild
-			if !errors.As(err, &again) || try == toolBuildTries || ctx.Err() != nil {
-				if errors.As(err, &again) {
+			retryable := errors.As(err, &again)
+			if upload {
+				switch {
+				case retryable && again.cut != nil:
+					return nil, Permanent(again.cut)
+				case !IsPermanent(err) && errors.Is(ctx.Err(), context.DeadlineExceeded):
+					return nil, Permanent(&ToolTimeoutError{Kind: kind, Source: source, Key: KeyToolBuildTimeout, Bound: maxWall})
+				}
+			}
+			if !retryable || try == toolBuildTries || ctx.Err() != nil {
+				if retryable {
 					return nil, fmt.Errorf("%s %s: %d tries: %w", kind, source, try, again.err)
 				}
 				return nil, err
+			}
+			if dl, ok := ctx.Deadline(); ok && upload && time.Until(dl)-wait-deadlineSlack < minToolTry {
+				return nil, fmt.Errorf("%s %s: %d tries, no time left for another: %w", kind, source, try, again.err)
 			}
 			j.log.Warn("tool build failed, trying again", "kind", kind, "source", source, "sha256", ent.SHA,
 				"try", try, "err", again.err)
@@ -168,16 +207,21 @@ func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, 
 	return t, nil
 }
 
-// retryableBuild is a compile try that may succeed if tried again.
-type retryableBuild struct{ err error }
+// retryableBuild is a compile try that may succeed if tried again; cut, when the try was
+// cut short by a time limit, says which.
+type retryableBuild struct {
+	err error
+	cut *ToolTimeoutError
+}
 
 func (e *retryableBuild) Error() string { return e.err.Error() }
 
 // compileTool compiles source once, in a fresh work dir under scratch, under the tool
-// compile limits, with the headers of its folder (the package's top level, or a Kattis
-// validator's own folder) next to it and the configured include dirs visible, and
-// moves the artefact its compile leaves (artefact) to bin.
-func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.Entry, scratch, kind, source, artefact, bin string) error {
+// compile limits (the wall limit capped at maxWall when positive), with the headers of
+// its folder (the package's top level, or a Kattis validator's own folder) next to it
+// and the configured include dirs visible, and moves the artefact its compile leaves
+// (artefact) to bin.
+func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.Entry, scratch, kind, source, artefact, bin string, maxWall time.Duration) error {
 	dir, err := os.MkdirTemp(scratch, "build-")
 	if err != nil {
 		return err
@@ -211,14 +255,24 @@ func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.En
 			extra = append(extra, "-I"+d)
 		}
 	}
-	c, err := j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.ToolCompile, src: srcName, extra: extra, ro: j.cfg.ToolIncludeDirs})
+	// The package checked the name already; as a path ("./name") it stays a file to the
+	// compiler even if it began with '-' (an option) or '@' (a file of options).
+	c, err := j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.ToolCompile, src: "./" + srcName, extra: extra,
+		ro: j.cfg.ToolIncludeDirs, maxWall: maxWall})
 	switch {
 	case err != nil && ctx.Err() == nil:
 		return &retryableBuild{err: err}
 	case err != nil:
 		return err
 	case c.timedOut:
-		return &retryableBuild{err: fmt.Errorf("compile cut short by its time limit (judge.tool_compile): %s",
+		cut := &ToolTimeoutError{Kind: kind, Source: source, Key: KeyToolCompileWall, Bound: c.wall}
+		switch {
+		case c.cpuCut:
+			cut.Key, cut.Bound = KeyToolCompileCPU, c.cpu
+		case c.capped:
+			cut.Key = KeyToolBuildTimeout
+		}
+		return &retryableBuild{cut: cut, err: fmt.Errorf("compile cut short by its time limit (judge.tool_compile): %s",
 			strings.TrimSpace(lastLine(c.output)))}
 	case !c.ok:
 		return Permanent(&ToolCompileError{Kind: kind, Source: source, Output: c.output})
@@ -226,9 +280,17 @@ func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.En
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return err
 	}
-	tmp := bin + ".tmp"
+	// Each try's own temporary name: an upload's build and a judging one may run at once.
+	tmp := bin + "." + filepath.Base(dir) + ".tmp"
+	if _, err := os.Lstat(filepath.Join(box, artefact)); errors.Is(err, fs.ErrNotExist) {
+		// The compiler said it succeeded and left nothing: the source's doing (its
+		// output says what the compiler did instead), and the same on every try.
+		return Permanent(&ToolCompileError{Kind: kind, Source: source,
+			Output: strings.TrimRight(c.output, "\n") + "\nthe compiler exited 0 but wrote no binary\n"})
+	}
 	if err := copyOut(box, artefact, tmp, 0o755); err != nil {
-		return fmt.Errorf("%s built no binary: %w", source, err)
+		os.Remove(tmp)
+		return fmt.Errorf("%s built a binary this worker could not keep: %w", source, err)
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		return err

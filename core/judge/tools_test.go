@@ -98,22 +98,85 @@ func TestToolHeaders(t *testing.T) {
 	})
 }
 
-// A tool compile cut short by its time limit (as on a loaded host) is tried again and
-// then reported as an error to retry, never as a broken package (and so never as SE).
+// A tool compile cut short by its time limit while judging (as on a loaded host: the
+// tool compiled within its bounds at upload) is tried again and then reported as an
+// error to retry, never as a broken package (and so never as SE). At upload the same cut
+// is the answer, naming the bound: the upload waits for one.
 func TestToolCompileCutShortIsRetryable(t *testing.T) {
 	needSandbox(t)
 	defer func(d time.Duration) { toolBuildBackoff = d }(toolBuildBackoff)
 	toolBuildBackoff = 10 * time.Millisecond
 	j := toolJudge(t, "tight", func(c *Config) { c.ToolCompile.CPU, c.ToolCompile.Wall = time.Millisecond, time.Millisecond })
 	sha := putProblem(t, libProblem(map[string]string{"judgelib.h": judgeLibH}))
-	err := j.BuildTools(context.Background(), sha)
-	if err == nil || IsPermanent(err) || !strings.Contains(err.Error(), "3 tries") || !strings.Contains(err.Error(), "time limit") {
-		t.Fatalf("err = %v, want a retryable error after 3 tries on the time limit", err)
-	}
-	_, err = j.Judge(context.Background(), job.Task{SubmissionID: "tight", ProblemSHA256: sha, Language: "python3",
+	_, err := j.Judge(context.Background(), job.Task{SubmissionID: "tight", ProblemSHA256: sha, Language: "python3",
 		Source: "print(1)\n", Attempt: 1})
-	if err == nil || IsPermanent(err) {
-		t.Fatalf("judge err = %v, want a retryable error", err)
+	if err == nil || IsPermanent(err) || !strings.Contains(err.Error(), "3 tries") || !strings.Contains(err.Error(), "time limit") {
+		t.Fatalf("judge err = %v, want a retryable error after 3 tries on the time limit", err)
+	}
+	err = j.BuildTools(context.Background(), sha)
+	tt, ok := AsToolTimeoutError(err)
+	if !IsPermanent(err) || !ok || tt.Source != "checker.cpp" || !strings.HasPrefix(tt.Key, "judge.tool_compile.") {
+		t.Fatalf("build err = %v, want a permanent ToolTimeoutError naming judge.tool_compile", err)
+	}
+}
+
+// blockingChecker does not compile in any time: the compiler reads its own standard
+// output, a pipe to the worker that nothing ever writes to.
+const blockingChecker = "#include \"/dev/stdout\"\nint main() { return 0; }\n"
+
+// A checker whose compile blocks is cut at upload by judge.tool_compile.wall, once (a
+// retry could never end otherwise), and the answer says so; with less of the upload's
+// deadline left than that bound, the deadline cuts it and the answer names it instead.
+func TestToolCompileThatBlocksIsCutAtItsBound(t *testing.T) {
+	needSandbox(t)
+	j := toolJudge(t, "blocking", func(c *Config) { c.ToolCompile.CPU, c.ToolCompile.Wall = time.Second, 2*time.Second })
+	sha := putProblem(t, libProblem(map[string]string{"checker.cpp": blockingChecker}))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	err := j.BuildTools(ctx, sha)
+	tt, ok := AsToolTimeoutError(err)
+	if !IsPermanent(err) || !ok || tt.Key != KeyToolCompileWall || tt.Bound != 2*time.Second ||
+		!strings.Contains(err.Error(), "checker.cpp: the compile did not finish within judge.tool_compile.wall (2s)") {
+		t.Fatalf("err = %v, want a permanent cut at judge.tool_compile.wall (2s)", err)
+	}
+
+	long := toolJudge(t, "blocking-deadline", func(c *Config) { c.ToolCompile.Wall = 10 * time.Minute })
+	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err = long.BuildTools(ctx, sha)
+	tt, ok = AsToolTimeoutError(err)
+	if !IsPermanent(err) || !ok || tt.Key != KeyToolBuildTimeout ||
+		!strings.Contains(err.Error(), "checker.cpp: the compile did not finish within what was left of api.tool_build_timeout (") {
+		t.Fatalf("err = %v, want a permanent cut at what was left of api.tool_build_timeout", err)
+	}
+}
+
+// A source's name reaches the compiler as a path: a name that a compiler would read as
+// an option (the package refuses it; this is the second line of defence) is still
+// compiled as the file it is.
+func TestToolSourceReachesTheCompilerAsAPath(t *testing.T) {
+	needSandbox(t)
+	sha := putProblem(t, libProblem(map[string]string{"judgelib.h": judgeLibH}))
+	ent, err := testJudge.acquire(context.Background(), sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ent.Release()
+	const name = "-print-prog-name=x.cpp"
+	if err := os.WriteFile(filepath.Join(ent.Dir, name), []byte(libCheck), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(filepath.Join(ent.Dir, name))
+	l, err := testJudge.toolLanguage(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "checker.bin")
+	if err := testJudge.compileTool(context.Background(), l, ent, testJudge.tasksDir(), "checker", name, "main", bin, 0); err != nil {
+		t.Fatalf("compile %s: %v", name, err)
+	}
+	if st, err := os.Stat(bin); err != nil || st.Size() == 0 {
+		t.Fatalf("no binary built from %s: %v", name, err)
 	}
 }
 

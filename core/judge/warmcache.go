@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -53,10 +52,7 @@ func (w *warmCaches) build(ctx context.Context, l *lang.Language) error {
 	argv := lang.Expand(dropPlaceholder(l.Compile, "{pch_dir}"), vars)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = box
-	cmd.Env = mergeEnv(baseEnv, lang.Expand(l.CompileEnv, vars))
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := runOnHost(ctx, box, mergeEnv(baseEnv, lang.Expand(l.CompileEnv, vars)), argv); err != nil {
 		return fmt.Errorf("%v: %w: %s", argv, err, out)
 	}
 	tmpl := filepath.Join(box, cc.Dir)

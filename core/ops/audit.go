@@ -25,6 +25,8 @@ const (
 	ActionProblemRemove  Action = "problem_remove"
 	ActionPurge          Action = "dlq_purge"
 	ActionProblemVerify  Action = "problem_verify"
+	ActionTokenCreate    Action = "token_create"
+	ActionTokenRevoke    Action = "token_revoke"
 )
 
 // audited runs an action and writes its audit row (invariant 8), the only place that

@@ -51,5 +51,17 @@ type Request struct {
 	TraceID string
 }
 
+// tally adds n to what an action did or, in a dry run, to what it would have done. Each
+// action's counts carry both, named as the API's answer names them (rejudged and
+// would_rejudge, …), so that its audit row says what the answer said: a dry run did
+// nothing, and would have done n.
+func tally[N int | int64](dryRun bool, n N, done, would *N) {
+	if dryRun {
+		*would += n
+	} else {
+		*done += n
+	}
+}
+
 // batch is how many submissions one replay or rejudge transaction requeues.
 const batch = 500

@@ -63,8 +63,8 @@ func TestReclaimDropsMalformedEntries(t *testing.T) {
 	p := ops.ReclaimParams{Lane: job.LaneLight}
 	want := ops.ReclaimCounts{Examined: 5, Reclaimed: 1, Dropped: 4}
 	dry, err := o.Reclaim(ctx, ops.Request{Actor: "root", DryRun: true}, p)
-	if err != nil || dry != want {
-		t.Fatalf("dry reclaim = %+v %v, want %+v", dry, err, want)
+	if wantDry := (ops.ReclaimCounts{Examined: 5, WouldReclaim: 1, Dropped: 4}); err != nil || dry != wantDry {
+		t.Fatalf("dry reclaim = %+v %v, want %+v", dry, err, wantDry)
 	}
 	if n, _ := st.Client().XLen(ctx, key).Result(); n != 5 {
 		t.Fatalf("a dry run changed the stream: length %d", n)
@@ -95,7 +95,7 @@ func TestCancelIsAuditedWithItsTransaction(t *testing.T) {
 	db := testenv.DB(t)
 	o := ops.New(db, testenv.Streams(t, testenv.RedisAddr(t)), nil, nil)
 	id := submit(t, db)
-	if c, err := o.Cancel(ctx, ops.Request{Actor: "root", DryRun: true}, id); err != nil || c.Canceled != 1 {
+	if c, err := o.Cancel(ctx, ops.Request{Actor: "root", DryRun: true}, id); err != nil || c != (ops.CancelCounts{WouldCancel: 1}) {
 		t.Fatalf("dry cancel = %+v %v", c, err)
 	}
 	if s, _ := store.GetSubmission(ctx, db, id); s.State != job.StateQueued {
@@ -117,10 +117,12 @@ func TestCancelIsAuditedWithItsTransaction(t *testing.T) {
 	if as[0].Counts["refused"] == nil || as[0].Counts["canceled"] != float64(0) {
 		t.Fatalf("refusal audit = %+v", as[0])
 	}
-	if as[1].DryRun || as[1].Counts["canceled"] != float64(1) || as[1].Params["submission_id"] != id {
+	if as[1].DryRun || as[1].Counts["canceled"] != float64(1) || as[1].Counts["would_cancel"] != float64(0) ||
+		as[1].Params["submission_id"] != id {
 		t.Fatalf("cancel audit = %+v", as[1])
 	}
-	if !as[2].DryRun || as[2].Counts["canceled"] != float64(1) {
+	// A dry run canceled nothing: its row says so, and what it would have done.
+	if !as[2].DryRun || as[2].Counts["canceled"] != float64(0) || as[2].Counts["would_cancel"] != float64(1) {
 		t.Fatalf("dry cancel audit = %+v", as[2])
 	}
 }

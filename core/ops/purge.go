@@ -36,11 +36,7 @@ func (o *Ops) Purge(ctx context.Context, req Request, p PurgeParams) (PurgeCount
 			n, err := o.requeue(ctx, req.DryRun, func(tx pgx.Tx) (int, error) {
 				return store.PurgeDeadLetters(ctx, tx, ids, req.Actor, now)
 			})
-			if req.DryRun {
-				c.WouldPurge += n
-			} else {
-				c.Purged += n
-			}
+			tally(req.DryRun, n, &c.Purged, &c.WouldPurge)
 			return err
 		})
 		return c, err

@@ -31,10 +31,13 @@ type ReclaimParams struct {
 	Limit int `json:"limit"`
 }
 
-// ReclaimCounts counts what reclaim did (or would do) with each idle pending entry.
+// ReclaimCounts counts what reclaim did (or would do) with each idle pending entry: in a
+// dry run Reclaimed is 0 and WouldReclaim says how many would be; the other counts
+// classify the entries examined in both (a dry run acknowledges and drops nothing).
 type ReclaimCounts struct {
 	Examined      int `json:"examined"`
 	Reclaimed     int `json:"reclaimed"`
+	WouldReclaim  int `json:"would_reclaim"`
 	StillLeased   int `json:"still_leased"`
 	TerminalAcked int `json:"terminal_acked"`
 	Missing       int `json:"missing"`
@@ -191,7 +194,7 @@ func (rc *reclaimer) decide(ctx context.Context, g stream.Grouped) error {
 		case ls.State == job.StateRunning && ls.LeaseLive:
 			rc.c.StillLeased += n
 		case rc.req.DryRun:
-			rc.c.Reclaimed += n
+			rc.c.WouldReclaim += n
 		case ls.State == job.StateRunning:
 			decided, err := rc.endExpired(ctx, ls, n, now)
 			if err != nil {

@@ -16,10 +16,12 @@ type ReplayParams struct {
 	All bool     `json:"all"`
 }
 
-// ReplayCounts counts a replay.
+// ReplayCounts counts a replay: Replayed what was replayed, WouldReplay (dry runs only)
+// what would have been; the other one is zero.
 type ReplayCounts struct {
-	Requested int `json:"requested"`
-	Replayed  int `json:"replayed"`
+	Requested   int `json:"requested"`
+	Replayed    int `json:"replayed"`
+	WouldReplay int `json:"would_replay"`
 }
 
 // Replay gives dead letters a fresh failure budget and a new attempt through the outbox
@@ -32,17 +34,19 @@ func (o *Ops) Replay(ctx context.Context, req Request, p ReplayParams) (ReplayCo
 		var err error
 		c.Requested, err = deadLetterBatches(ctx, db, p.IDs, p.All, func(ids []string) error {
 			n, err := o.requeue(ctx, req.DryRun, func(tx pgx.Tx) (int, error) { return store.Replay(ctx, tx, ids, req.Actor, now) })
-			c.Replayed += n
+			tally(req.DryRun, n, &c.Replayed, &c.WouldReplay)
 			return err
 		})
 		return c, err
 	})
 }
 
-// RejudgeCounts counts a rejudge.
+// RejudgeCounts counts a rejudge: Rejudged what was sent to the rejudge lane,
+// WouldRejudge (dry runs only) what would have been; the other one is zero.
 type RejudgeCounts struct {
-	Requested int `json:"requested"`
-	Rejudged  int `json:"rejudged"`
+	Requested    int `json:"requested"`
+	Rejudged     int `json:"rejudged"`
+	WouldRejudge int `json:"would_rejudge"`
 }
 
 // RejudgeSubmission sends one judged (finished, dead or canceled) submission back to the
@@ -61,7 +65,9 @@ func (o *Ops) RejudgeSubmission(ctx context.Context, req Request, id string) (Re
 	params := submissionParams{SubmissionID: id}
 	return audited(ctx, o, req, ActionRejudge, params, true, func(ctx context.Context, db store.DB) (RejudgeCounts, error) {
 		n, err := store.Rejudge(ctx, db, []string{id}, job.LaneRejudge, req.Actor, o.clock.Now())
-		return RejudgeCounts{Requested: 1, Rejudged: n}, err
+		c := RejudgeCounts{Requested: 1}
+		tally(req.DryRun, n, &c.Rejudged, &c.WouldRejudge)
+		return c, err
 	})
 }
 
@@ -89,7 +95,7 @@ func (o *Ops) RejudgeProblem(ctx context.Context, req Request, problemID string)
 			n, err := o.requeue(ctx, req.DryRun, func(tx pgx.Tx) (int, error) {
 				return store.Rejudge(ctx, tx, ids, job.LaneRejudge, req.Actor, now)
 			})
-			c.Rejudged += n
+			tally(req.DryRun, n, &c.Rejudged, &c.WouldRejudge)
 			if err != nil {
 				return c, err
 			}
@@ -119,9 +125,11 @@ type submissionParams struct {
 	SubmissionID string `json:"submission_id"`
 }
 
-// CancelCounts says whether the submission was (or would be) canceled.
+// CancelCounts says whether the submission was canceled (Canceled 1) or, in a dry run,
+// would be (WouldCancel 1).
 type CancelCounts struct {
-	Canceled int `json:"canceled"`
+	Canceled    int `json:"canceled"`
+	WouldCancel int `json:"would_cancel"`
 }
 
 // Cancel cancels a queued or running submission and bumps its attempt, so that a late
@@ -137,6 +145,8 @@ func (o *Ops) Cancel(ctx context.Context, req Request, id string) (CancelCounts,
 		if err := store.Cancel(ctx, db, id, req.Actor, o.clock.Now()); err != nil {
 			return CancelCounts{}, err
 		}
-		return CancelCounts{Canceled: 1}, nil
+		var c CancelCounts
+		tally(req.DryRun, 1, &c.Canceled, &c.WouldCancel)
+		return c, nil
 	})
 }

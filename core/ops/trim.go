@@ -48,21 +48,23 @@ func (p TrimParams) Validate() error {
 	return nil
 }
 
-// TrimCounts reports a trim: lengths before and after, summed over the lanes trimmed,
-// and each lane's part.
+// TrimCounts reports a trim: lengths before and after, summed over the lanes trimmed, the
+// entries removed (WouldRemove instead in a dry run, whose LengthAfter is the length it
+// would leave), and each lane's part.
 type TrimCounts struct {
 	LengthBefore int64      `json:"length_before"`
 	LengthAfter  int64      `json:"length_after"`
 	Removed      int64      `json:"removed"`
-	Lanes        []LaneTrim `json:"-"`
+	WouldRemove  int64      `json:"would_remove"`
+	Lanes        []LaneTrim `json:"lanes"`
 }
 
 // LaneTrim is one lane's part of a trim.
 type LaneTrim struct {
-	Lane         job.Lane
-	LengthBefore int64
-	LengthAfter  int64
-	MinID        string
+	Lane         job.Lane `json:"lane"`
+	LengthBefore int64    `json:"length_before"`
+	LengthAfter  int64    `json:"length_after"`
+	MinID        string   `json:"min_id,omitempty"`
 }
 
 // Trim trims the lane streams by p's strategy (a dry run computes the lengths only).
@@ -96,7 +98,7 @@ func (o *Ops) Trim(ctx context.Context, req Request, p TrimParams) (TrimCounts, 
 			c.Lanes = append(c.Lanes, LaneTrim{Lane: lane, LengthBefore: tr.Before, LengthAfter: tr.After, MinID: tr.MinID})
 			c.LengthBefore += tr.Before
 			c.LengthAfter += tr.After
-			c.Removed = c.LengthBefore - c.LengthAfter
+			tally(req.DryRun, tr.Before-tr.After, &c.Removed, &c.WouldRemove)
 		}
 		return c, nil
 	})

@@ -51,3 +51,6 @@ func decodeCases(b []byte) ([]job.CaseResult, error) {
 	}
 	return out, nil
 }
+
+// DecodeCases reads a cases column as stored (a feed event carries it as it was).
+func DecodeCases(b []byte) ([]job.CaseResult, error) { return decodeCases(b) }

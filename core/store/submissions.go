@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +28,9 @@ type NewSubmission struct {
 	MaxAttempts    int
 	IdempotencyKey string
 	TraceID        string
+	// Metadata is the caller's own tags (the API checks their shape); part of the
+	// idempotency comparison.
+	Metadata map[string]string
 	// MaxLive, when > 0, refuses the submit (a *LiveBoundError) while the owner already
 	// has that many submissions queued or running. RefuseIfQueued refuses it while the
 	// owner has any submission queued: the API asks for it when the whole queue is over
@@ -45,6 +50,8 @@ type NewSubmission struct {
 const (
 	PurposeUser   = "user"
 	PurposeVerify = "verify"
+	// PurposeAll, in a filter, matches every purpose.
+	PurposeAll = "all"
 )
 
 // LiveBoundError is a submit refused for its owner's live submissions: Limit (MaxLive)
@@ -86,11 +93,21 @@ func checkLive(ctx context.Context, tx pgx.Tx, n NewSubmission) error {
 	return nil
 }
 
-// RequestHash is the fingerprint of a submit request, compared on an Idempotency-Key replay.
+// RequestHash is the fingerprint of a submit request, compared on an Idempotency-Key
+// replay: problem, language, source and metadata (in key order). A request without
+// metadata hashes as it did before metadata existed.
 func (n NewSubmission) RequestHash() []byte {
 	h := sha256.New()
 	for _, s := range []string{n.ProblemID, n.Language, n.Source} {
 		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	keys := make([]string, 0, len(n.Metadata))
+	for k := range n.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "m%d:%s%d:%s", len(k), k, len(n.Metadata[k]), n.Metadata[k])
 	}
 	return h.Sum(nil)
 }
@@ -120,6 +137,7 @@ type Submission struct {
 	LastError      string
 	TraceID        string
 	Purpose        string
+	Metadata       map[string]string
 	CreatedAt      time.Time
 	QueuedAt       time.Time
 	StartedAt      *time.Time
@@ -128,8 +146,8 @@ type Submission struct {
 
 const insertSubmissionSQL = `
 INSERT INTO submissions (id, owner_id, problem_id, problem_version, problem_sha256, language, lane,
-                         source, max_attempts, idempotency_key, request_hash, trace_id, purpose, time_limit_ms)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, NULLIF($14, 0))`
+                         source, max_attempts, idempotency_key, request_hash, trace_id, metadata, purpose, time_limit_ms)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, coalesce($13::jsonb, '{}'), $14, NULLIF($15, 0))`
 
 // InsertSubmission inserts a queued submission and returns its id. It does not enqueue it:
 // Submit (or a caller's own transaction) adds the outbox row.
@@ -144,9 +162,15 @@ func InsertSubmission(ctx context.Context, db DB, n NewSubmission) (string, erro
 	if n.Purpose == "" {
 		n.Purpose = PurposeUser
 	}
+	var meta []byte
+	if len(n.Metadata) > 0 {
+		if meta, err = json.Marshal(n.Metadata); err != nil {
+			return "", fmt.Errorf("insert submission: %w", err)
+		}
+	}
 	_, err = db.Exec(ctx, insertSubmissionSQL, id.String(), n.OwnerID, n.ProblemID, n.ProblemVersion,
 		n.ProblemSHA256, n.Language, string(n.Lane), n.Source, n.MaxAttempts, n.IdempotencyKey,
-		n.RequestHash(), n.TraceID, n.Purpose, n.TimeLimitMS)
+		n.RequestHash(), n.TraceID, meta, n.Purpose, n.TimeLimitMS)
 	if err != nil {
 		return "", fmt.Errorf("insert submission: %w", err)
 	}
@@ -179,7 +203,7 @@ func Submit(ctx context.Context, db DB, n NewSubmission) (string, error) {
 const submissionColumns = `id::text, owner_id, problem_id, problem_version, problem_sha256, language, lane,
     source, state, attempt, failures, max_attempts, coalesce(lease_owner, ''), lease_until,
     coalesce(verdict, ''), coalesce(score, 0), coalesce(time_ms, 0), coalesce(memory_kb, 0),
-    compile_output, cases, last_error, trace_id, purpose, created_at, queued_at, started_at, finished_at`
+    compile_output, cases, last_error, trace_id, metadata, purpose, created_at, queued_at, started_at, finished_at`
 
 func scanSubmission(row pgx.Row) (*Submission, error) {
 	var s Submission
@@ -188,7 +212,7 @@ func scanSubmission(row pgx.Row) (*Submission, error) {
 	err := row.Scan(&s.ID, &s.OwnerID, &s.ProblemID, &s.ProblemVersion, &s.ProblemSHA256, &s.Language,
 		&lane, &s.Source, &state, &s.Attempt, &s.Failures, &s.MaxAttempts, &s.LeaseOwner, &s.LeaseUntil,
 		&verdict, &s.Score, &s.TimeMS, &s.MemoryKB, &s.CompileOutput, &cases, &s.LastError, &s.TraceID,
-		&s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
+		&s.Metadata, &s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -240,14 +264,29 @@ type SubmissionSummary struct {
 	MemoryKB   int
 	CreatedAt  time.Time
 	FinishedAt *time.Time
+	// Owner is the name of the token that made it ("" for none); Metadata its caller's tags.
+	Owner    string
+	Metadata map[string]string
+	// Purpose is PurposeUser or PurposeVerify (a verification's submission).
+	Purpose string
 }
 
-// SubmissionFilter selects a page of ListSubmissions. Empty State and ProblemID match
-// every submission; a zero AfterCreatedAt starts at the newest.
+// SubmissionFilter selects a page of ListSubmissions. Empty fields match every
+// submission; a zero AfterCreatedAt starts at the newest.
 type SubmissionFilter struct {
 	State     job.State
 	ProblemID string
-	Limit     int
+	// OwnerID keeps one token's submissions (a user's own list); OwnerName the same by
+	// the token's name (the admin list).
+	OwnerID   *int64
+	OwnerName string
+	// Metadata keeps the submissions that carry every one of these tags.
+	Metadata map[string]string
+	// Purpose keeps the submissions made for it: "" or PurposeUser users' (a
+	// verification's submissions count for no user), PurposeVerify a verification's,
+	// PurposeAll every one.
+	Purpose string
+	Limit   int
 	// AfterCreatedAt and AfterID are the last row of the previous page: the page holds
 	// what comes after it in the newest-first order.
 	AfterCreatedAt time.Time
@@ -266,6 +305,28 @@ func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 	if f.ProblemID != "" {
 		conds = append(conds, "s.problem_id = "+arg(f.ProblemID))
 	}
+	if f.OwnerID != nil {
+		conds = append(conds, "s.owner_id = "+arg(*f.OwnerID))
+	}
+	if f.OwnerName != "" {
+		conds = append(conds, "t.name = "+arg(f.OwnerName))
+	}
+	switch f.Purpose {
+	case "":
+		conds = append(conds, "s.purpose = "+arg(PurposeUser))
+	case PurposeUser, PurposeVerify:
+		conds = append(conds, "s.purpose = "+arg(f.Purpose))
+	case PurposeAll:
+	default:
+		return "", nil, fmt.Errorf("list submissions: purpose %q: want %s, %s or %s", clip(f.Purpose, 20), PurposeUser, PurposeVerify, PurposeAll)
+	}
+	if len(f.Metadata) > 0 {
+		b, err := json.Marshal(f.Metadata)
+		if err != nil {
+			return "", nil, fmt.Errorf("list submissions: %w", err)
+		}
+		conds = append(conds, "s.metadata @> "+arg(b)+"::jsonb")
+	}
 	if !f.AfterCreatedAt.IsZero() {
 		if _, err := uuid.Parse(f.AfterID); err != nil {
 			return "", nil, fmt.Errorf("list submissions: after id %q: %w", f.AfterID, err)
@@ -279,8 +340,9 @@ func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 	// ORDER BY names the table's columns: a bare "id" would be the output column id::text,
 	// which no index has.
 	return `SELECT s.id::text, s.problem_id, s.language, s.state::text, coalesce(s.verdict, ''),
-		       coalesce(s.score, 0), s.attempt, coalesce(s.time_ms, 0), coalesce(s.memory_kb, 0), s.created_at, s.finished_at
-		  FROM submissions s` + where + ` ORDER BY s.created_at DESC, s.id DESC LIMIT $1`, args, nil
+		       coalesce(s.score, 0), s.attempt, coalesce(s.time_ms, 0), coalesce(s.memory_kb, 0), s.created_at, s.finished_at,
+		       coalesce(t.name, ''), s.metadata, s.purpose
+		  FROM submissions s LEFT JOIN api_tokens t ON t.id = s.owner_id` + where + ` ORDER BY s.created_at DESC, s.id DESC LIMIT $1`, args, nil
 }
 
 // ListSubmissions returns submissions newest first, (created_at, id) descending, keyset
@@ -302,7 +364,7 @@ func ListSubmissions(ctx context.Context, db DB, f SubmissionFilter) ([]Submissi
 		var s SubmissionSummary
 		var state, verdict string
 		if err := rows.Scan(&s.ID, &s.ProblemID, &s.Language, &state, &verdict, &s.Score, &s.Attempt,
-			&s.TimeMS, &s.MemoryKB, &s.CreatedAt, &s.FinishedAt); err != nil {
+			&s.TimeMS, &s.MemoryKB, &s.CreatedAt, &s.FinishedAt, &s.Owner, &s.Metadata, &s.Purpose); err != nil {
 			return nil, fmt.Errorf("list submissions: %w", err)
 		}
 		s.State, s.Verdict = job.State(state), job.Verdict(verdict)

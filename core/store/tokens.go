@@ -5,20 +5,45 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Token is an API token's record; the secret itself is never stored, only its SHA-256.
+// SubmitRate, SubmitBurst and MaxLive are the token's own submit bounds (nil: the
+// configured defaults).
 type Token struct {
-	ID        int64
-	Name      string
-	Role      string
-	CreatedAt time.Time
-	RevokedAt *time.Time
+	ID          int64
+	Name        string
+	Role        string
+	SubmitRate  *float64
+	SubmitBurst *int
+	MaxLive     *int
+	CreatedBy   string
+	CreatedAt   time.Time
+	RevokedAt   *time.Time
 }
+
+// Roles a token may have.
+var Roles = []string{"user", "reader", "admin"}
+
+// NewToken is a token to create: its name, role and own bounds.
+type NewToken struct {
+	Name        string
+	Role        string
+	SubmitRate  *float64
+	SubmitBurst *int
+	MaxLive     *int
+	CreatedBy   string
+}
+
+// ErrTokenExists is a token name already taken (revoked tokens keep their names).
+var ErrTokenExists = fmt.Errorf("a token with this name exists: %w", ErrConflict)
 
 // HashToken is how a presented token is looked up.
 func HashToken(secret string) []byte {
@@ -26,41 +51,65 @@ func HashToken(secret string) []byte {
 	return h[:]
 }
 
-// CreateToken makes a token for name with role (user or admin) and returns its secret,
-// which is shown once.
+// CreateToken makes a token for name with role (user, reader or admin) and returns its
+// secret, which is shown once.
 func CreateToken(ctx context.Context, db DB, name, role string) (string, error) {
-	if role != "user" && role != "admin" {
-		return "", fmt.Errorf("create token: role %q: want user or admin", role)
+	secret, _, err := CreateTokenWith(ctx, db, NewToken{Name: name, Role: role})
+	return secret, err
+}
+
+// CreateTokenWith makes the token t and returns its secret (shown once) and its record.
+// ErrTokenExists when the name is taken.
+func CreateTokenWith(ctx context.Context, db DB, t NewToken) (string, *Token, error) {
+	if !slices.Contains(Roles, t.Role) {
+		return "", nil, fmt.Errorf("create token: role %q: want user, reader or admin", t.Role)
 	}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("create token: %w", err)
+		return "", nil, fmt.Errorf("create token: %w", err)
 	}
 	secret := "oj_" + hex.EncodeToString(b)
-	if _, err := db.Exec(ctx, `INSERT INTO api_tokens (name, role, hash) VALUES ($1, $2, $3)`,
-		name, role, HashToken(secret)); err != nil {
-		return "", fmt.Errorf("create token: %w", err)
+	tok, err := scanToken(db.QueryRow(ctx, `INSERT INTO api_tokens (name, role, hash, submit_rate, submit_burst, max_live, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+tokenColumns,
+		Text(t.Name), t.Role, HashToken(secret), t.SubmitRate, t.SubmitBurst, t.MaxLive, Text(t.CreatedBy)))
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23505" {
+			return "", nil, fmt.Errorf("create token %q: %w", t.Name, ErrTokenExists)
+		}
+		return "", nil, fmt.Errorf("create token: %w", err)
 	}
-	return secret, nil
+	return secret, tok, nil
+}
+
+const tokenColumns = `id, name, role, submit_rate, submit_burst, max_live, created_by, created_at, revoked_at`
+
+func scanToken(row pgx.Row) (*Token, error) {
+	var t Token
+	if err := row.Scan(&t.ID, &t.Name, &t.Role, &t.SubmitRate, &t.SubmitBurst, &t.MaxLive, &t.CreatedBy,
+		&t.CreatedAt, &t.RevokedAt); err != nil {
+		return nil, err
+	}
+	return &t, nil
 }
 
 // Authenticate returns the live token whose secret this is.
 func Authenticate(ctx context.Context, db DB, secret string) (*Token, error) {
-	var t Token
-	err := db.QueryRow(ctx, `SELECT id, name, role, created_at FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL`,
-		HashToken(secret)).Scan(&t.ID, &t.Name, &t.Role, &t.CreatedAt)
+	t, err := scanToken(db.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL`,
+		HashToken(secret)))
 	if err != nil {
 		return nil, translate(err, "authenticate")
 	}
-	return &t, nil
+	return t, nil
 }
 
 // ListTokens lists every token, revoked ones included.
 func ListTokens(ctx context.Context, db DB) ([]Token, error) {
 	scan := func(rows pgx.Row, t *Token) error {
-		return rows.Scan(&t.ID, &t.Name, &t.Role, &t.CreatedAt, &t.RevokedAt)
+		return rows.Scan(&t.ID, &t.Name, &t.Role, &t.SubmitRate, &t.SubmitBurst, &t.MaxLive, &t.CreatedBy,
+			&t.CreatedAt, &t.RevokedAt)
 	}
-	return queryAll(ctx, db, "list tokens", scan, `SELECT id, name, role, created_at, revoked_at FROM api_tokens ORDER BY id`)
+	return queryAll(ctx, db, "list tokens", scan, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id`)
 }
 
 // RevokeToken revokes the token called name.

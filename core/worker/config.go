@@ -38,6 +38,9 @@ type Config struct {
 	// ConsumerGCIdle removes consumers of the group (names of worker processes that are
 	// gone) with nothing pending after this long idle; 0 keeps them.
 	ConsumerGCIdle time.Duration `mapstructure:"consumer_gc_idle"`
+	// ToolBuilds is how many uploaded packages' checkers and interactors this worker
+	// compiles at once for the API (each in a sandbox slot of its own, besides judging).
+	ToolBuilds int `mapstructure:"tool_builds"`
 }
 
 // DefaultConfig returns the defaults: one slot per lane, 30 s leases.
@@ -56,6 +59,7 @@ func DefaultConfig() Config {
 		ShutdownGrace:     30 * time.Second,
 		StoreTimeout:      5 * time.Second,
 		ConsumerGCIdle:    time.Hour,
+		ToolBuilds:        2,
 	}
 }
 
@@ -96,6 +100,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("worker.store_timeout: must be positive and at most worker.lease")
 	case c.ConsumerGCIdle != 0 && c.ConsumerGCIdle < c.ReclaimMinIdle:
 		return fmt.Errorf("worker.consumer_gc_idle: must be 0 or at least worker.reclaim_min_idle")
+	case c.ToolBuilds < 1 || c.ToolBuilds > 64:
+		return fmt.Errorf("worker.tool_builds: %d not in 1..64", c.ToolBuilds)
 	}
 	return nil
 }

@@ -1,9 +1,6 @@
 -- +goose Up
 -- Verifying a problem version against its package's own labeled submissions.
 --
--- (00006 is left to another change made at the same time; goose applies versions in
--- order, and a database that has 00007 without 00006 gets 00006 when it arrives.)
---
 -- submissions.purpose: 'verify' marks a submission made by a verification, from a
 -- package's labeled sources. It has no owner, never counts for a user, is left out of
 -- a problem's statistics and of its rejudges, and runs on the rejudge lane.
@@ -37,7 +34,64 @@ CREATE TABLE problem_verifications (
 );
 CREATE INDEX problem_verifications_version ON problem_verifications (problem_id, version, id DESC);
 
+-- A verification's submissions stay out of the results feed unless a follower asks for
+-- them (?purpose=): each event says whose purpose its submission served, in a column the
+-- feed filters on and in its data. Events written before this migration, and every
+-- problem.version event, are 'user'.
+ALTER TABLE events ADD COLUMN purpose text NOT NULL DEFAULT 'user'
+    CONSTRAINT events_purpose CHECK (purpose IN ('user', 'verify'));
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION oj_submission_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    why text;
+BEGIN
+    why := CASE
+        WHEN TG_OP = 'INSERT' THEN 'submitted'
+        WHEN NEW.state = 'queued' AND OLD.state = 'dead' THEN 'replayed'
+        WHEN NEW.state = 'queued' AND OLD.state IN ('finished', 'canceled') THEN 'rejudged'
+        WHEN NEW.state = 'queued' THEN 'retried'
+        WHEN NEW.state = 'running' AND OLD.state = 'running' THEN 'reclaimed'
+        WHEN NEW.state = 'running' THEN 'claimed'
+        ELSE NEW.state::text
+    END;
+    INSERT INTO events (type, reason, submission_id, problem_id, purpose, data)
+    VALUES ('submission.' || NEW.state::text, why, NEW.id, NEW.problem_id, NEW.purpose, jsonb_build_object(
+        'id', NEW.id, 'owner_id', NEW.owner_id, 'problem_id', NEW.problem_id, 'problem_version', NEW.problem_version,
+        'language', NEW.language, 'lane', NEW.lane, 'state', NEW.state, 'verdict', NEW.verdict, 'score', NEW.score,
+        'time_ms', NEW.time_ms, 'memory_kb', NEW.memory_kb, 'attempt', NEW.attempt, 'compile_output', NEW.compile_output,
+        'last_error', NEW.last_error, 'cases', NEW.cases, 'metadata', NEW.metadata, 'purpose', NEW.purpose,
+        'created_at', NEW.created_at, 'finished_at', NEW.finished_at));
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+
 -- +goose Down
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION oj_submission_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    why text;
+BEGIN
+    why := CASE
+        WHEN TG_OP = 'INSERT' THEN 'submitted'
+        WHEN NEW.state = 'queued' AND OLD.state = 'dead' THEN 'replayed'
+        WHEN NEW.state = 'queued' AND OLD.state IN ('finished', 'canceled') THEN 'rejudged'
+        WHEN NEW.state = 'queued' THEN 'retried'
+        WHEN NEW.state = 'running' AND OLD.state = 'running' THEN 'reclaimed'
+        WHEN NEW.state = 'running' THEN 'claimed'
+        ELSE NEW.state::text
+    END;
+    INSERT INTO events (type, reason, submission_id, problem_id, data)
+    VALUES ('submission.' || NEW.state::text, why, NEW.id, NEW.problem_id, jsonb_build_object(
+        'id', NEW.id, 'owner_id', NEW.owner_id, 'problem_id', NEW.problem_id, 'problem_version', NEW.problem_version,
+        'language', NEW.language, 'lane', NEW.lane, 'state', NEW.state, 'verdict', NEW.verdict, 'score', NEW.score,
+        'time_ms', NEW.time_ms, 'memory_kb', NEW.memory_kb, 'attempt', NEW.attempt, 'compile_output', NEW.compile_output,
+        'last_error', NEW.last_error, 'cases', NEW.cases, 'metadata', NEW.metadata, 'created_at', NEW.created_at,
+        'finished_at', NEW.finished_at));
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+ALTER TABLE events DROP COLUMN purpose;
 DROP TABLE problem_verifications;
 ALTER TABLE submissions DROP COLUMN time_limit_ms;
 ALTER TABLE submissions DROP COLUMN purpose;

@@ -58,14 +58,28 @@ func (c *Client) DLQ(ctx context.Context, limit int, cursor string) (*wire.DLQ, 
 // Submissions is GET /admin/v1/submissions: one page, newest first; pass the previous
 // page's NextCursor as q.Cursor for the next.
 func (c *Client) Submissions(ctx context.Context, q wire.ListSubmissionsQuery) (*wire.SubmissionList, error) {
+	var out wire.SubmissionList
+	return &out, c.call(ctx, request{method: http.MethodGet, path: "/admin/v1/submissions", query: listQuery(q)}, &out)
+}
+
+// MySubmissions is GET /api/v1/submissions: a user token's own submissions (every one for
+// a reader or admin token), one page, newest first.
+func (c *Client) MySubmissions(ctx context.Context, q wire.ListSubmissionsQuery) (*wire.SubmissionList, error) {
+	var out wire.SubmissionList
+	return &out, c.call(ctx, request{method: http.MethodGet, path: "/api/v1/submissions", query: listQuery(q)}, &out)
+}
+
+func listQuery(q wire.ListSubmissionsQuery) url.Values {
 	v := limitQuery(q.Limit)
-	for name, val := range map[string]string{"state": q.State, "problem": q.ProblemID, "cursor": q.Cursor} {
+	for name, val := range map[string]string{"state": q.State, "problem": q.ProblemID, "owner": q.Owner, "cursor": q.Cursor} {
 		if val != "" {
 			v.Set(name, val)
 		}
 	}
-	var out wire.SubmissionList
-	return &out, c.call(ctx, request{method: http.MethodGet, path: "/admin/v1/submissions", query: v}, &out)
+	for k, val := range q.Metadata {
+		v.Set("meta."+k, val)
+	}
+	return v
 }
 
 // ReplayDLQ is POST /admin/v1/dlq/replay.

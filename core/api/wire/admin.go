@@ -138,21 +138,30 @@ type SubmissionSummary struct {
 	MemoryKB   *int       `json:"memory_kb"`
 	CreatedAt  time.Time  `json:"created_at"`
 	FinishedAt *time.Time `json:"finished_at"`
+	// Owner is the name of the token that made it ("" for a submission without one).
+	Owner    string            `json:"owner"`
+	Metadata map[string]string `json:"metadata"`
+	// Purpose is "user", or "verify" for a submission a problem's verification made
+	// from its package's labeled sources (listed only with ?purpose=verify or all).
+	Purpose string `json:"purpose"`
 }
 
-// SubmissionList is a page of GET /admin/v1/submissions, newest first; NextCursor is
-// empty on the last page.
+// SubmissionList is a page of GET /admin/v1/submissions (or GET /api/v1/submissions),
+// newest first; NextCursor is empty on the last page.
 type SubmissionList struct {
 	Items      []SubmissionSummary `json:"items"`
 	NextCursor string              `json:"next_cursor"`
 }
 
-// ListSubmissionsQuery is the query of GET /admin/v1/submissions: empty State and
-// ProblemID match everything, Limit 0 is the server's default (50; at most 500), Cursor is
-// the previous page's NextCursor.
+// ListSubmissionsQuery is the query of GET /admin/v1/submissions (and of a token's own
+// list, GET /api/v1/submissions, which takes no Owner): empty fields match everything,
+// Limit 0 is the server's default (50; at most 500), Cursor is the previous page's
+// NextCursor, Metadata keeps submissions carrying every one of its tags (meta.KEY=VALUE).
 type ListSubmissionsQuery struct {
 	State     string
 	ProblemID string
+	Owner     string
+	Metadata  map[string]string
 	Limit     int
 	Cursor    string
 }
@@ -197,13 +206,16 @@ type TrimRequest struct {
 	DryRun   bool   `json:"dry_run"`
 }
 
-// TrimResult reports a trim: lengths before and after, summed over the lanes trimmed. In
-// a dry run nothing is trimmed and LengthAfter is the length the trim would leave.
+// TrimResult reports a trim: lengths before and after, summed over the lanes trimmed, and
+// the entries removed. In a dry run nothing is trimmed: Removed is 0, WouldRemove says how
+// many would be, and LengthAfter is the length the trim would leave.
 type TrimResult struct {
 	DryRun       bool       `json:"dry_run"`
 	Strategy     string     `json:"strategy"`
 	LengthBefore int64      `json:"length_before"`
 	LengthAfter  int64      `json:"length_after"`
+	Removed      int64      `json:"removed"`
+	WouldRemove  int64      `json:"would_remove"`
 	Lanes        []LaneTrim `json:"lanes"`
 }
 
@@ -278,6 +290,36 @@ type AuditEntry struct {
 	DryRun bool           `json:"dry_run"`
 	Params map[string]any `json:"params"`
 	Counts map[string]any `json:"counts"`
+}
+
+// countTwins pairs each action's done count with the count of what a dry run would have
+// done, as the answers and the audit rows name them.
+var countTwins = [][2]string{{"reclaimed", "would_reclaim"}, {"replayed", "would_replay"}, {"purged", "would_purge"},
+	{"rejudged", "would_rejudge"}, {"canceled", "would_cancel"}, {"removed", "would_remove"}}
+
+// ShownCounts are the counts of the entry worth a table cell: the twin that is 0 by
+// construction is left out (a real run's would_* count, a dry run's done count) and so
+// is a trim's per-lane detail, which its sums already give. Rows written before the
+// would_* counts existed keep the done count of their dry runs. The entry's Counts keep
+// everything.
+func (e AuditEntry) ShownCounts() map[string]any {
+	out := make(map[string]any, len(e.Counts))
+	for k, v := range e.Counts {
+		out[k] = v
+	}
+	delete(out, "lanes")
+	for _, t := range countTwins {
+		done, would := t[0], t[1]
+		if _, ok := out[would]; !ok {
+			continue
+		}
+		if e.DryRun {
+			delete(out, done)
+		} else {
+			delete(out, would)
+		}
+	}
+	return out
 }
 
 // Audit is the answer of GET /admin/v1/audit, newest first.

@@ -23,6 +23,9 @@ type SubmitRequest struct {
 	Source    string `json:"source"`
 	// WaitMS asks the server to wait up to this long (capped at 10 s) for the verdict.
 	WaitMS *int64 `json:"wait_ms,omitempty"`
+	// Metadata is the caller's own tags (at most 16; keys [a-z0-9_.-]{1,64}, values at
+	// most 256 bytes of text), stored and echoed wherever the submission appears.
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // Accepted is the 202 answer of a submit: the submission exists and is not judged yet.
@@ -50,6 +53,11 @@ type Submission struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	FinishedAt *time.Time `json:"finished_at"`
 	Cases      []Case     `json:"cases"`
+	// Metadata is what the submit carried ({} when nothing).
+	Metadata map[string]string `json:"metadata"`
+	// Purpose is "user", or "verify" for a submission a problem's verification made from
+	// its package's labeled sources: it has no owner and counts for no user.
+	Purpose string `json:"purpose"`
 }
 
 // Terminal reports whether the submission's state is final.

@@ -243,6 +243,8 @@ func FuzzRead(f *testing.F) {
 	folder["problem.yaml"] = aplusbYAML
 	f.Add(problemtest.Zip(folder))
 	f.Add(withExtra(map[string]string{"tests/1.in": strings.Repeat("1 1\n", 1<<15)}))
+	f.Add(problemtest.DirZip{N: 12, NameLen: 7, Records: 3, Size: 159}.Bytes())
+	f.Add(problemtest.DirZip{N: 5, NameLen: 7, Records: 5, Zip64: true}.Bytes())
 	lim := DefaultLimits()
 	lim.MaxTotalBytes = 1 << 20
 	lim.MaxFileBytes = 1 << 20

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"oj/core/spelling"
 )
 
 // problem.yaml is checked against this schema before it is decoded, so that a mistake
@@ -235,56 +237,10 @@ func unknownKey(k *yaml.Node, f *field, path string) error {
 		of = "valid keys of " + path
 	}
 	hint := ""
-	if s := suggest(k.Value, valid); s != "" {
+	if s := spelling.Nearest(k.Value, valid); s != "" {
 		hint = fmt.Sprintf("did you mean %q? ", join(path, s))
 	}
 	return specError(ErrBadYAML, k.Line, "unknown key %q (%s%s: %s)", join(path, clip(k.Value, 40)), hint, of, strings.Join(valid, ", "))
-}
-
-// suggest returns the valid key closest to a mistyped one, or "" when none is close:
-// the same letters without '_' and case, one a prefix of the other (time_limit for
-// time_limit_ms), or at most two edits apart.
-func suggest(typed string, valid []string) string {
-	norm := func(s string) string {
-		return strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
-	}
-	t := norm(typed)
-	best, bestDist := "", 3
-	for _, v := range valid {
-		nv := norm(v)
-		d := editDistance(t, nv)
-		if len(t) >= 3 && (strings.HasPrefix(nv, t) || strings.HasPrefix(t, nv)) {
-			d = min(d, 1)
-		}
-		if d < bestDist {
-			best, bestDist = v, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func lookup(fields []field, key string) *field {

@@ -53,6 +53,10 @@ func OpenSource(r io.ReaderAt, size int64, lim Limits) (*Source, error) {
 	if size > lim.MaxZipBytes {
 		return nil, invalid(ErrTooLarge, "", "the zip is %d bytes, over the limit of %d (%s)", size, lim.MaxZipBytes, keyMaxZipBytes)
 	}
+	// Bounded before archive/zip holds the whole directory in memory.
+	if err := scanDirectory(r, size, lim); err != nil {
+		return nil, err
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return nil, invalid(ErrNotZip, "", "%v", err)

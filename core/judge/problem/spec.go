@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -345,6 +346,12 @@ func (c CheckerSpec) Tolerances() (abs, rel float64) {
 	return abs, rel
 }
 
+// sourceName is what a checker's, validator's or interactor's source, and a validator's
+// folder, may be called: a plain name that no compiler reads as anything else (an option
+// starts with '-', a response file with '@') and that no shell or log line needs quoting
+// for.
+var sourceName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
+
 // checkSource accepts a C or C++ source (and, for a kattis validator, a Python 3 one)
 // at the package's top level or, for a kattis validator, in one folder below it (a
 // Kattis validator is a folder: its headers sit next to it).
@@ -372,6 +379,12 @@ func checkSource(name string, has func(string) bool, kattis bool) error {
 			return fmt.Errorf("%q: want a .c, .cc, .cpp or .py source", clip(name, 100))
 		}
 		return fmt.Errorf("%q: want a .c, .cc or .cpp source", clip(name, 100))
+	}
+	for _, part := range strings.Split(name, "/") {
+		if !sourceName.MatchString(part) {
+			return fmt.Errorf("%q is not a plain file name: use letters, digits, '_', '.', '+' and '-', "+
+				"starting with a letter, a digit or '_' (such as checker.cpp)", clip(name, 100))
+		}
 	}
 	if !has(name) {
 		return fmt.Errorf("%q not in the package", clip(name, 100))

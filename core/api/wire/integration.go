@@ -1,0 +1,88 @@
+package wire
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Token is an API token as admins see it (never its secret, which is shown once, at
+// creation). SubmitRate, SubmitBurst and MaxLive are the token's own submit bounds; null
+// means the configured default (api.limits.user_rate, user_burst, max_live_per_user).
+type Token struct {
+	Name        string     `json:"name"`
+	Role        string     `json:"role"`
+	SubmitRate  *float64   `json:"submit_rate"`
+	SubmitBurst *int       `json:"submit_burst"`
+	MaxLive     *int       `json:"max_live"`
+	CreatedAt   time.Time  `json:"created_at"`
+	CreatedBy   string     `json:"created_by"`
+	RevokedAt   *time.Time `json:"revoked_at"`
+}
+
+// TokenList is the answer of GET /admin/v1/tokens.
+type TokenList struct {
+	Items []Token `json:"items"`
+}
+
+// TokenCreateRequest is the body of POST /admin/v1/tokens.
+type TokenCreateRequest struct {
+	Name        string   `json:"name"`
+	Role        string   `json:"role"`
+	SubmitRate  *float64 `json:"submit_rate,omitempty"`
+	SubmitBurst *int     `json:"submit_burst,omitempty"`
+	MaxLive     *int     `json:"max_live,omitempty"`
+	DryRun      bool     `json:"dry_run"`
+}
+
+// TokenCreated is the answer of POST /admin/v1/tokens: the token, and its secret, shown
+// this once (empty in a dry run).
+type TokenCreated struct {
+	DryRun bool   `json:"dry_run"`
+	Token  Token  `json:"token"`
+	Secret string `json:"secret,omitempty"`
+}
+
+// TokenRevoked is the answer of DELETE /admin/v1/tokens/{name}[?dry_run=true].
+type TokenRevoked struct {
+	DryRun      bool   `json:"dry_run"`
+	Name        string `json:"name"`
+	Revoked     int    `json:"revoked"`
+	WouldRevoke int    `json:"would_revoke"`
+}
+
+// Event is one event of the results feed (GET /api/v1/events, and webhooks' body). ID is
+// its cursor: resume after it with ?since=ID or Last-Event-ID. Data is the submission as
+// GET returns it (without the source, with its metadata) when the change committed, or,
+// for problem.version, the new version.
+type Event struct {
+	ID     string          `json:"id"`
+	Type   string          `json:"type"`
+	Reason string          `json:"reason"`
+	Time   time.Time       `json:"time"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// Event types.
+const (
+	EventQueued         = "submission.queued"
+	EventRunning        = "submission.running"
+	EventFinished       = "submission.finished"
+	EventDead           = "submission.dead"
+	EventCanceled       = "submission.canceled"
+	EventProblemVersion = "problem.version"
+)
+
+// EventTypes lists every event type.
+var EventTypes = []string{EventQueued, EventRunning, EventFinished, EventDead, EventCanceled, EventProblemVersion}
+
+// ProblemVersionEvent is the data of a problem.version event.
+type ProblemVersionEvent struct {
+	ProblemID     string    `json:"problem_id"`
+	Version       int       `json:"version"`
+	SHA256        string    `json:"sha256"`
+	Title         string    `json:"title"`
+	TimeLimitMS   int       `json:"time_limit_ms"`
+	MemoryLimitMB int       `json:"memory_limit_mb"`
+	CaseCount     int       `json:"case_count"`
+	CreatedAt     time.Time `json:"created_at"`
+}
