@@ -32,6 +32,10 @@ type Source interface {
 	Audit(ctx context.Context, limit int) ([]wire.AuditEntry, error)
 	Trace(ctx context.Context, id string) (*wire.Trace, error)
 	Case(ctx context.Context, id string, n int) (*wire.CaseDetail, error)
+	Problems(ctx context.Context, archived string) (*wire.ProblemList, error)
+	VerifyProblem(ctx context.Context, id string, dryRun bool) (*wire.VerifyStarted, error)
+	Verification(ctx context.Context, id string) (*wire.Verification, error)
+	RemoveProblem(ctx context.Context, id string, dryRun bool) (*wire.ProblemRemoved, error)
 }
 
 // Context is handed to every view: nothing here is global.
@@ -57,6 +61,8 @@ type Snapshot struct {
 	Submissions *wire.SubmissionList
 	Workers     *wire.Workers
 	Audit       []wire.AuditEntry
+	// Problems are every problem, archived ones too, by id.
+	Problems *wire.ProblemList
 }
 
 // View is one screen of the dashboard.

@@ -186,6 +186,21 @@ type ProblemSummary struct {
 	ArchivedAt  *time.Time `json:"archived_at"`
 	CreatedAt   time.Time  `json:"created_at"`
 	UpdatedAt   time.Time  `json:"updated_at"`
+	// The latest version's limits and the format its package came in (oj, kattis,
+	// polygon); TimeLimitProvisional while its limit waits for a verify to derive it.
+	TimeLimitMS          int    `json:"time_limit_ms"`
+	MemoryLimitMB        int    `json:"memory_limit_mb"`
+	Format               string `json:"format"`
+	TimeLimitProvisional bool   `json:"time_limit_provisional"`
+	// Verify is the latest version's latest verification in short: its state (running,
+	// passed, failed) and summary; null when it was never verified.
+	Verify *ProblemVerifyState `json:"verify"`
+}
+
+// ProblemVerifyState is a verification's state and summary, as the problem list shows it.
+type ProblemVerifyState struct {
+	State   string `json:"state"`
+	Summary string `json:"summary"`
 }
 
 // ProblemList is the answer of GET /api/v1/problems (admin), ordered by id.
