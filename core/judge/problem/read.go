@@ -391,11 +391,12 @@ func (p *Package) CaseCount() int { return p.cases }
 // Subtasks returns the subtasks (nil: every case weighs the same).
 func (p *Package) Subtasks() []Subtask { return p.Spec.Subtasks }
 
-// CheckerType is lines, exact, tokens, float or testlib.
+// CheckerType is lines, exact, tokens, float, testlib or kattis.
 func (p *Package) CheckerType() string { return p.Spec.Checker.Type }
 
-// Interactive reports whether the problem has an interactor.
-func (p *Package) Interactive() bool { return p.Spec.Interactor != "" }
+// Interactive reports whether the problem is interactive: a testlib interactor, or a
+// kattis validator run as one.
+func (p *Package) Interactive() bool { return p.Spec.Interactor != "" || p.Spec.Interactive }
 
 // Files lists the package's regular files.
 func (p *Package) Files() []string {

@@ -171,6 +171,27 @@ func TestKattis2025Fixture(t *testing.T) {
 	}
 }
 
+// TestKattisInteractiveFixture: an interactive Kattis package's validator is the
+// interactor, and the version says it is interactive (verify reads that: a case the
+// validator rejected stays WA however long the solution ran on after).
+func TestKattisInteractiveFixture(t *testing.T) {
+	im, err := Import(problemtest.Zip(map[string]string{
+		"problem.yaml":               "problem_format_version: 2025-09\nname: Guess\nuuid: x\ntype: interactive\n",
+		"data/sample/1.in":           "7\n",
+		"data/sample/1.ans":          "7\n",
+		"data/secret/1.in":           "42\n",
+		"data/secret/1.ans":          "42\n",
+		"output_validator/guess.cpp": "int main() { return 42; }\n",
+	}), "", problem.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := im.Package.Spec
+	if im.Import.Format != "kattis" || !s.Interactive || s.Checker.Type != problem.CheckerKattis || !im.Package.Interactive() {
+		t.Fatalf("spec %+v, interactive %v", s, im.Package.Interactive())
+	}
+}
+
 // TestPolygonFixture: a Polygon package of our own with CRLF tests, points in groups,
 // and one whose generated test is missing.
 func TestPolygonFixture(t *testing.T) {

@@ -45,7 +45,7 @@ func TestSharedPackages(t *testing.T) {
 		}},
 		{dir: "kattis/guess", format: Kattis, version: "2023-07-draft", cases: 10, check: func(t *testing.T, im *Imported) {
 			s := im.Package.Spec
-			if !s.Interactive || s.Checker.Type != "kattis" || s.Timing.TimeLimitToTLE != 4 {
+			if !s.Interactive || !im.Package.Interactive() || s.Checker.Type != "kattis" || s.Timing.TimeLimitToTLE != 4 {
 				t.Fatalf("spec %+v", s)
 			}
 		}},
