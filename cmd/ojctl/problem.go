@@ -106,9 +106,14 @@ server's reason and exits 1.`,
 
 func newProblemShowCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:     "show P",
-		Short:   "Show a problem's latest version",
-		Long:    "Show a problem's title, limits, checker, version, package sha256, case count and subtasks.",
+		Use:   "show P",
+		Short: "Show a problem's latest version",
+		Long: `Show a problem's latest version: title, limits (a provisional time limit says so),
+checker, version, package sha256, case count, subtasks, the format its package came
+in, its sample cases and statement files (any token reads them:
+GET /api/v1/problems/P/samples/N/input|answer and …/statement/PATH), its latest
+verification in short, and, to an admin, what was read from a Kattis or Polygon
+package and what was kept out.`,
 		Example: "  ojctl problem show aplusb\n  ojctl problem show aplusb -o json",
 		Args:    cobra.ExactArgs(1),
 		RunE: a.run(func(cmd *cobra.Command, args []string) error {
