@@ -162,8 +162,10 @@ type ListSubmissionsQuery struct {
 	ProblemID string
 	Owner     string
 	Metadata  map[string]string
-	Limit     int
-	Cursor    string
+	// Purpose is user (the server's default), verify or all.
+	Purpose string
+	Limit   int
+	Cursor  string
 }
 
 // ReplayRequest is the body of POST /admin/v1/dlq/replay: ids, or all.
