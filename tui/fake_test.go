@@ -352,3 +352,64 @@ func (f *fake) Webhooks(context.Context) (*wire.WebhookList, error) {
 			Stats: wire.WebhookStats{Failed: 1}},
 	}}, nil
 }
+
+func (f *fake) Problems(context.Context, string) (*wire.ProblemList, error) {
+	if err := f.fail("problems"); err != nil {
+		return nil, err
+	}
+	if f.empty {
+		return &wire.ProblemList{Items: []wire.ProblemSummary{}}, nil
+	}
+	archived := t0.Add(-24 * time.Hour)
+	return &wire.ProblemList{Items: []wire.ProblemSummary{
+		{ID: "abs-problem-bfs", Title: "Absolute Value", Version: 1, CaseCount: 63, Submissions: 0, Format: "polygon",
+			TimeLimitMS: 1000, MemoryLimitMB: 256, Verify: &wire.ProblemVerifyState{State: "passed", Summary: "4 as labeled, 0 not"},
+			CreatedAt: t0.Add(-time.Hour), UpdatedAt: t0.Add(-time.Hour)},
+		{ID: "aplusb", Title: "A+B", Version: 2, CaseCount: 3, Submissions: 1200, Format: "oj", TimeLimitMS: 1000,
+			MemoryLimitMB: 256, CreatedAt: t0.Add(-48 * time.Hour), UpdatedAt: t0.Add(-2 * time.Hour)},
+		{ID: "different", Title: "A Different Problem", Version: 3, CaseCount: 2, Submissions: 5, Format: "kattis",
+			TimeLimitMS: 2000, MemoryLimitMB: 1024, Verify: &wire.ProblemVerifyState{State: "failed", Summary: "17 as labeled, 1 not"},
+			CreatedAt: t0.Add(-3 * time.Hour), UpdatedAt: t0.Add(-time.Hour)},
+		{ID: "guess", Title: "Guess the Number", Version: 1, CaseCount: 4, Format: "kattis", TimeLimitMS: 10000,
+			MemoryLimitMB: 1024, TimeLimitProvisional: true, Verify: &wire.ProblemVerifyState{State: "running"},
+			CreatedAt: t0.Add(-time.Minute), UpdatedAt: t0.Add(-time.Minute)},
+		{ID: "old", Title: "Old", Version: 1, CaseCount: 1, Submissions: 3, Format: "oj", TimeLimitMS: 1000, MemoryLimitMB: 64,
+			Archived: true, ArchivedAt: &archived, CreatedAt: t0.Add(-72 * time.Hour), UpdatedAt: t0.Add(-72 * time.Hour)},
+	}}, nil
+}
+
+func (f *fake) VerifyProblem(_ context.Context, id string, dry bool) (*wire.VerifyStarted, error) {
+	if err := f.fail("verify"); err != nil {
+		return nil, err
+	}
+	return &wire.VerifyStarted{DryRun: dry, ProblemID: id, Version: 1, VerificationID: 7, Submissions: 4, RunLimitMS: 1500}, nil
+}
+
+func (f *fake) Verification(_ context.Context, id string) (*wire.Verification, error) {
+	if err := f.fail("verification"); err != nil {
+		return nil, err
+	}
+	if id != "abs-problem-bfs" {
+		return nil, fmt.Errorf("GET /admin/v1/problems/%s/verify: 404 not_found: problem %q v1 has not been verified", id, id)
+	}
+	done := t0.Add(-50 * time.Minute)
+	return &wire.Verification{ID: 7, ProblemID: id, Version: 1, State: "passed", CreatedAt: t0.Add(-time.Hour), FinishedAt: &done,
+		RunLimitMS: 1500, LimitMS: 1000, SlowestACMS: 62, SlowestACSource: "solutions/abs-problem-bfs.cpp", Margin: 16.13,
+		AsLabeled: 4, Summary: "4 as labeled, 0 not", Problems: []string{},
+		Rows: []wire.VerifyRow{
+			{Source: "solutions/abs-problem-bfs.cpp", Language: "cpp17", Label: "main", Expect: []string{"AC"}, Got: "finished", Run: "AC", TimeMS: 62, LimitMS: 1500, Status: "as_labeled"},
+			{Source: "solutions/abs-problem-bfs_ok.py", Language: "python3", Label: "accepted", Expect: []string{"AC"}, Got: "finished", Run: "AC", TimeMS: 48, LimitMS: 1500, Status: "as_labeled"},
+			{Source: "solutions/abs-problem-bfs_wa.cpp", Language: "cpp17", Label: "wrong-answer", Expect: []string{"WA"}, Got: "finished", Run: "WA", TimeMS: 3, LimitMS: 1500, Status: "as_labeled"},
+			{Source: "solutions/abs-problem-bfs_tl.cpp", Language: "cpp17", Label: "time-limit-exceeded", Expect: []string{"TLE"}, Got: "finished", Run: "TLE", TimeMS: 1500, LimitMS: 1500, Status: "as_labeled"},
+		}}, nil
+}
+
+func (f *fake) RemoveProblem(_ context.Context, id string, dry bool) (*wire.ProblemRemoved, error) {
+	if err := f.fail("remove"); err != nil {
+		return nil, err
+	}
+	if id == "aplusb" {
+		return &wire.ProblemRemoved{DryRun: dry, ID: id, Action: "archived", Submissions: 1200}, nil
+	}
+	return &wire.ProblemRemoved{DryRun: dry, ID: id, Action: "deleted"}, nil
+}

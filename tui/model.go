@@ -18,6 +18,7 @@ import (
 	"oj/tui/outbox"
 	"oj/tui/overview"
 	"oj/tui/pel"
+	"oj/tui/problems"
 	"oj/tui/shared"
 	"oj/tui/styles"
 	"oj/tui/submissions"
@@ -104,7 +105,7 @@ func New(c Config) *Model {
 	m := &Model{ctx: ctx, interval: interval, help: help.New(), jump: textinput.New()}
 	m.help.Styles = c.Styles.Help
 	m.views = []shared.View{overview.New(ctx), pel.New(ctx), consumers.New(ctx), outbox.New(ctx), dlq.New(ctx),
-		submissions.New(ctx), workers.New(ctx), audit.New(ctx), webhooks.New(ctx)}
+		submissions.New(ctx), problems.New(ctx), workers.New(ctx), audit.New(ctx), webhooks.New(ctx)}
 	names := make([]string, len(m.views))
 	for i, v := range m.views {
 		names[i] = v.Name()

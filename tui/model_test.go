@@ -162,7 +162,7 @@ func itoa(n int) string {
 	return string(b)
 }
 
-var viewNames = []string{"overview", "pel", "consumers", "outbox", "dlq", "submissions", "workers", "audit", "webhooks"}
+var viewNames = []string{"overview", "pel", "consumers", "outbox", "dlq", "submissions", "problems", "workers", "audit", "webhooks"}
 
 func TestEveryViewAtBothSizes(t *testing.T) {
 	for _, s := range sizes {
@@ -232,9 +232,10 @@ func TestReadOnlyHidesAndRefusesActions(t *testing.T) {
 			h.golden("readonly_dlq_" + size(s.w, s.h))
 			h.keys(":", "pel", "enter", "c", "C", "t")
 			h.keys(":", "sub", "enter", "J", "X")
+			h.keys(":", "prob", "enter", "v", "D")
 			for _, c := range h.f.calls {
 				switch c {
-				case "replay", "reclaim", "trim", "rejudge", "cancel":
+				case "replay", "reclaim", "trim", "rejudge", "cancel", "verify", "remove":
 					t.Fatalf("read-only dashboard called %s", c)
 				}
 			}
@@ -263,6 +264,8 @@ func TestConfirmDialogs(t *testing.T) {
 		{"trim_lane", "overview", []string{"t"}, "trim"},
 		{"rejudge", "submissions", []string{"J"}, "rejudge"},
 		{"cancel", "submissions", []string{"X"}, "cancel"},
+		{"verify_problem", "problems", []string{"v"}, "verify"},
+		{"remove_problem", "problems", []string{"down", "D"}, "remove"},
 	}
 	for _, c := range cases {
 		for _, s := range sizes {
@@ -339,6 +342,8 @@ func TestDetailPanesAndTrace(t *testing.T) {
 			h.golden("detail_overview_lane_" + size(s.w, s.h))
 			h.keys("esc", ":", "out", "enter", "enter")
 			h.golden("detail_outbox_" + size(s.w, s.h))
+			h.keys("esc", ":", "prob", "enter", "enter")
+			h.golden("detail_problem_" + size(s.w, s.h))
 		})
 	}
 }

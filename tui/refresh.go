@@ -51,6 +51,7 @@ func Fetch(ctx context.Context, src shared.Source, now func() time.Time) (*share
 	g.Go(func() (err error) { s.Workers, err = src.Workers(ctx); return })
 	g.Go(func() (err error) { s.Audit, err = src.Audit(ctx, auditLimit); return })
 	g.Go(func() (err error) { s.Webhooks, err = src.Webhooks(ctx); return })
+	g.Go(func() (err error) { s.Problems, err = src.Problems(ctx, ""); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

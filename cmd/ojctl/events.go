@@ -20,7 +20,7 @@ func newEventsCmd(a *app) *cobra.Command {
 	var meta []string
 	var follow bool
 	cmd := &cobra.Command{
-		Use:   "events [--follow] [--since CURSOR|now] [--type T]… [--problem P] [--meta k=v]…",
+		Use:   "events [--follow] [--since CURSOR|now] [--type T]… [--problem P] [--meta k=v]… [--purpose user|verify|all]",
 		Short: "Read the results feed (reader or admin token): every state change, in commit order",
 		Long: `Print the results feed (GET /api/v1/events): each submission's state changes (queued,
 running, finished, dead, canceled) and each new problem version, in the order they
@@ -31,6 +31,8 @@ Without --follow it ends at the newest event. With --follow it waits for new one
 the connection drops or the server restarts, reconnects and resumes from the last cursor
 it saw, so nothing is missed or printed twice; SIGINT (Ctrl-C) or SIGTERM stop it
 cleanly, after the event being printed. -o jsonl prints one event per line, for scripts.
+A problem verification's submissions ("ojctl problem verify") are left out unless
+--purpose verify (only them) or all asks for them.
 
 A cursor the server no longer keeps (older than its events.retention) ends it with exit
 1 and a message saying how to resynchronise.`,
@@ -56,6 +58,7 @@ A cursor the server no longer keeps (older than its events.retention) ends it wi
 	f.StringSliceVar(&types, "type", nil, "only these event types (repeat or comma-separate): "+fmt.Sprint(wire.EventTypes))
 	f.StringVar(&q.ProblemID, "problem", "", "only this problem's events")
 	f.StringArrayVar(&meta, "meta", nil, "only submissions carrying this metadata, key=value (repeatable: all must match)")
+	f.StringVar(&q.Purpose, "purpose", "", "user (default), verify (a problem verification's submissions) or all")
 	return cmd
 }
 

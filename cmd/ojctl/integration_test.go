@@ -72,6 +72,22 @@ func TestMetadataAndEvents(t *testing.T) {
 	if len(page.Items) != 1 || page.Items[0].ID != s.ID || page.Items[0].Owner != "alice" {
 		t.Fatalf("submissions --meta: %+v", page)
 	}
+	// A user's submission is no verification's: --purpose verify finds nothing, all finds it.
+	r = e.ojctl("submissions", "--meta", "contest=icpc", "--purpose", "verify", "-o", "json")
+	wantCode(t, r, 0)
+	decode(t, r, &page)
+	if len(page.Items) != 0 {
+		t.Fatalf("submissions --purpose verify: %+v", page)
+	}
+	r = e.ojctl("submissions", "--meta", "contest=icpc", "--purpose", "all", "-o", "json")
+	wantCode(t, r, 0)
+	decode(t, r, &page)
+	if len(page.Items) != 1 || page.Items[0].Purpose != "user" {
+		t.Fatalf("submissions --purpose all: %+v", page)
+	}
+	r = e.ojctl("submissions", "--purpose", "robots")
+	wantCode(t, r, 1)
+	wantIn(t, "stderr", r.stderr, "purpose")
 	// The feed ends at its head, which a write transaction still open anywhere on the
 	// PostgreSQL server holds back (other tests run beside this one): read until the three
 	// events of the submission are there.

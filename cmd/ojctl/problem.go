@@ -22,36 +22,46 @@ func newProblemCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "problem",
 		Short: "Upload, list, inspect and remove problem packages",
-		Long: `A problem package is a zip of problem.yaml plus tests/1.in, tests/1.out, … (see
-DESIGN.md "Problems"). Each upload creates a new version; submissions keep the
-version they were judged against.
+		Long: `A problem package is oj's own zip of problem.yaml plus tests/1.in, tests/1.out, …,
+a Kattis package or a Polygon full package (see docs/problem-format.md). Each upload
+creates a new version; submissions keep the version they were judged against.
+"problem verify" judges a version's labeled submissions (the package's own).
 
 "problem rm" archives a problem that has submissions (new submissions to it are
 refused as for an unknown problem, its existing ones keep their results and can be
 rejudged) and deletes one that has none. Pushing an archived problem again brings
 it back as a new version.`,
 		Example: `  ojctl problem push ./aplusb
+  ojctl problem push ./kattis/different --id different
+  ojctl problem verify different --wait
   ojctl problem ls
   ojctl problem show aplusb
   ojctl problem rm aplusb --dry-run`,
 	}
-	cmd.AddCommand(newProblemPushCmd(a), newProblemShowCmd(a), newProblemListCmd(a), newProblemRemoveCmd(a))
+	cmd.AddCommand(newProblemPushCmd(a), newProblemShowCmd(a), newProblemListCmd(a), newProblemRemoveCmd(a),
+		newProblemVerifyCmd(a))
 	return cmd
 }
 
 func newProblemPushCmd(a *app) *cobra.Command {
-	var id string
+	var id, format string
 	cmd := &cobra.Command{
-		Use:   "push DIR|ZIP [--id P]",
+		Use:   "push DIR|ZIP [--id P] [--format oj|kattis|polygon]",
 		Short: "Upload a problem package (a directory is zipped first)",
-		Long: `Upload a problem package as a new version of problem P (admin token). DIR must
-hold problem.yaml and tests/; it is zipped as it is (symlinks are refused, as the
-server would). The id defaults to the directory's or the zip's name without .zip.
+		Long: `Upload a problem package as a new version of problem P (admin token): oj's own
+package, a Kattis package (legacy, 2023-07 draft, 2025-09) or a Polygon full
+package, detected by the server from what it holds (--format forces one). A
+directory is zipped as it is; a symlink inside it that points to a file of the
+directory is kept as a link (Kattis packages link test files), any other symlink is
+refused. The id defaults to the directory's or the zip's name without .zip (the
+server takes a-z, 0-9, _ and -).
 
 On a terminal the upload shows its progress. A package the server refuses (bad
-YAML, missing tests, unsafe paths, too big) prints the server's reason and exits 1.`,
+YAML, missing tests, unsafe paths, too big, a feature oj cannot honour) prints the
+server's reason and exits 1.`,
 		Example: `  ojctl problem push ./aplusb
   ojctl problem push aplusb-v2.zip --id aplusb
+  ojctl problem push ./icpc/guess --format kattis
   ojctl problem push ./aplusb -o json | jq .version`,
 		Args: cobra.ExactArgs(1),
 		RunE: a.run(func(cmd *cobra.Command, args []string) error {
@@ -81,7 +91,7 @@ YAML, missing tests, unsafe paths, too big) prints the server's reason and exits
 				bar = &uploadProgress{r: body, w: a.stderr, id: id, total: int64(len(pkg))}
 				body = bar
 			}
-			prob, err := c.PutProblem(cmd.Context(), id, body)
+			prob, err := c.PutProblemAs(cmd.Context(), id, format, body)
 			bar.finish()
 			if err != nil {
 				return err
@@ -90,14 +100,20 @@ YAML, missing tests, unsafe paths, too big) prints the server's reason and exits
 		}),
 	}
 	cmd.Flags().StringVar(&id, "id", "", "problem id (default: the directory's or zip's name)")
+	cmd.Flags().StringVar(&format, "format", "", "the package's format: oj, kattis or polygon (default: detected by the server)")
 	return cmd
 }
 
 func newProblemShowCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:     "show P",
-		Short:   "Show a problem's latest version",
-		Long:    "Show a problem's title, limits, checker, version, package sha256, case count and subtasks.",
+		Use:   "show P",
+		Short: "Show a problem's latest version",
+		Long: `Show a problem's latest version: title, limits (a provisional time limit says so),
+checker, version, package sha256, case count, subtasks, the format its package came
+in, its sample cases and statement files (any token reads them:
+GET /api/v1/problems/P/samples/N/input|answer and …/statement/PATH), its latest
+verification in short, and, to an admin, what was read from a Kattis or Polygon
+package and what was kept out.`,
 		Example: "  ojctl problem show aplusb\n  ojctl problem show aplusb -o json",
 		Args:    cobra.ExactArgs(1),
 		RunE: a.run(func(cmd *cobra.Command, args []string) error {
@@ -119,8 +135,9 @@ func printProblem(p *printer, pr *wire.Problem) {
 		{"ID", pr.ID},
 		{"Title", pr.Title},
 		{"Version", itoa(pr.Version)},
-		{"Time limit", ms(int64(pr.TimeLimitMS))},
+		{"Time limit", timeLimit(pr)},
 		{"Memory limit", fmt.Sprintf("%d MiB", pr.MemoryLimitMB)},
+		{"Format", strings.TrimSpace(pr.Format + " " + pr.FormatVersion)},
 		{"Checker", pr.Checker},
 		{"Interactive", yesNo(pr.Interactive)},
 		{"Stop on first failure", yesNo(pr.StopOnFirstFailure)},
@@ -128,7 +145,26 @@ func printProblem(p *printer, pr *wire.Problem) {
 		{"Owners see output of", shownCases(pr)},
 		{"SHA-256", pr.SHA256},
 		{"Created", stamp(pr.CreatedAt)},
+		{"Labeled submissions", itoa(pr.LabeledSubmissions)},
+		{"Verified", verifiedText(pr.Verify)},
 	})
+	if len(pr.Statements) > 0 {
+		p.heading("Statement files (GET /api/v1/problems/" + pr.ID + "/statement/PATH)")
+		for _, f := range pr.Statements {
+			p.printf("  %s\n", f)
+		}
+	}
+	if pr.Import != nil && len(pr.Import.Mapped)+len(pr.Import.Notes) > 0 {
+		p.heading("Read from " + pr.Format)
+		rows := make([][]string, 0, len(pr.Import.Mapped))
+		for _, m := range pr.Import.Mapped {
+			rows = append(rows, []string{m.From, m.To})
+		}
+		p.table([]string{"FROM", "TO"}, rows)
+		for _, n := range pr.Import.Notes {
+			p.printf("  note: %s\n", n)
+		}
+	}
 	if len(pr.Subtasks) > 0 {
 		p.heading("Subtasks")
 		rows := make([][]string, 0, len(pr.Subtasks))
@@ -154,9 +190,26 @@ func defaultProblemID(src string, dir bool) string {
 	return name
 }
 
-// zipDir packs dir's files with paths relative to it (forward slashes). Symlinks and
-// other special files are refused rather than followed: the server refuses them too,
-// and following one could upload a file from outside the package.
+// timeLimit says the time limit and whether it is provisional.
+func timeLimit(pr *wire.Problem) string {
+	if pr.TimeLimitProvisional {
+		return ms(int64(pr.TimeLimitMS)) + " (provisional: verify derives it from the accepted submissions)"
+	}
+	return ms(int64(pr.TimeLimitMS))
+}
+
+// verifiedText sums up a version's latest verification.
+func verifiedText(v *wire.VerifySummary) string {
+	if v == nil {
+		return "never"
+	}
+	return fmt.Sprintf("%s: %s (verification %d, %s)", v.State, v.Summary, v.ID, stamp(v.CreatedAt))
+}
+
+// zipDir packs dir's files with paths relative to it (forward slashes). A symlink to a
+// file inside dir is packed as a link (the server resolves it inside the package: the
+// Kattis format links test files); any other symlink and special files are refused
+// rather than followed: following one could upload a file from outside the package.
 func zipDir(dir string) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -168,11 +221,17 @@ func zipDir(dir string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
+		link := d.Type()&fs.ModeSymlink != 0
+		target := ""
 		switch {
 		case d.IsDir():
 			return nil
+		case link:
+			if target, err = insideLink(dir, path); err != nil {
+				return err
+			}
 		case !d.Type().IsRegular():
-			return fmt.Errorf("%s: not a regular file (symlinks and special files cannot go into a package)", path)
+			return fmt.Errorf("%s: not a regular file (special files cannot go into a package)", path)
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -185,6 +244,10 @@ func zipDir(dir string) ([]byte, error) {
 		hdr.Name, hdr.Method = filepath.ToSlash(rel), zip.Deflate
 		w, err := zw.CreateHeader(hdr)
 		if err != nil {
+			return err
+		}
+		if link {
+			_, err = w.Write([]byte(target))
 			return err
 		}
 		f, err := os.Open(path)
@@ -202,6 +265,34 @@ func zipDir(dir string) ([]byte, error) {
 		return nil, fmt.Errorf("zip %s: %w", dir, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// insideLink returns the target of the symlink at path, refusing one that is absolute,
+// leaves dir or does not end at a regular file inside dir.
+func insideLink(dir, path string) (string, error) {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return "", err
+	}
+	if filepath.IsAbs(target) {
+		return "", fmt.Errorf("%s: a symlink to %s, an absolute path (only relative links inside the package can go into it)", path, target)
+	}
+	abs, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: a symlink to %s, which cannot be followed: %w", path, target, err)
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s: a symlink to %s, outside the package (only links inside it can go into it)", path, target)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: a symlink to %s, which is not a file", path, target)
+	}
+	return filepath.ToSlash(target), nil
 }
 
 // uploadProgress counts the bytes the HTTP client reads and redraws one status line on

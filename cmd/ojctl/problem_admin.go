@@ -14,10 +14,14 @@ func newProblemListCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "ls [--archived all|true|false]",
 		Aliases: []string{"list"},
-		Short:   "List problems with their latest version and submission count",
-		Long: `List every problem (admin token), ordered by id: its latest version, title, case
-count, how many submissions it has, since when it is archived (if it is) and when
-its latest version was uploaded.
+		Short:   "List problems with their latest version, format, limits and verify status",
+		Long: `List every problem (admin or reader token), ordered by id: its latest version,
+title, the format its package came in (oj, kattis, polygon), case count, time limit
+("~" while it is provisional: a verify derives it from the package's accepted
+submissions), memory limit, how many submissions users made (a verification's are
+not counted), its latest verification (passed or failed with "N as labeled, M not",
+running, or none), since when it is archived (if it is) and when its latest version
+was uploaded.
 
 Archived problems are listed too, flagged; --archived false lists only the live
 ones, --archived true only the archived ones. "ojctl problem show" answers "not
@@ -51,10 +55,21 @@ found" for an archived problem: it takes no submissions until it is pushed again
 					if pr.Archived {
 						arch, nArchived = "since "+stampPtr(pr.ArchivedAt), nArchived+1
 					}
-					rows = append(rows, []string{pr.ID, pr.Title, itoa(pr.Version), itoa(pr.CaseCount),
-						itoa(pr.Submissions), arch, stamp(pr.UpdatedAt)})
+					limit := itoa(pr.TimeLimitMS) + " ms"
+					if pr.TimeLimitProvisional {
+						limit = "~" + limit
+					}
+					verify := "-"
+					if pr.Verify != nil {
+						verify = pr.Verify.State
+						if pr.Verify.Summary != "" {
+							verify += ": " + pr.Verify.Summary
+						}
+					}
+					rows = append(rows, []string{pr.ID, pr.Title, itoa(pr.Version), pr.Format, itoa(pr.CaseCount), limit,
+						itoa(pr.MemoryLimitMB) + " MiB", itoa(pr.Submissions), verify, arch, stamp(pr.UpdatedAt)})
 				}
-				p.table([]string{"ID", "TITLE", "VERSION", "CASES", "SUBMISSIONS", "ARCHIVED", "UPDATED"}, rows)
+				p.table([]string{"ID", "TITLE", "VERSION", "FORMAT", "CASES", "TIME", "MEMORY", "SUBMISSIONS", "VERIFY", "ARCHIVED", "UPDATED"}, rows)
 				p.printf("%s, %d archived\n", plural(len(list.Items), "problem"), nArchived)
 			})
 		}),

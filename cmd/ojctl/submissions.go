@@ -12,19 +12,22 @@ func newSubmissionsCmd(a *app) *cobra.Command {
 	var q wire.ListSubmissionsQuery
 	var meta []string
 	cmd := &cobra.Command{
-		Use:     "submissions [--state S] [--problem P] [--owner NAME] [--meta k=v]… [--limit N] [--cursor C]",
+		Use:     "submissions [--state S] [--problem P] [--owner NAME] [--meta k=v]… [--purpose user|verify|all] [--limit N] [--cursor C]",
 		Aliases: []string{"subs"},
 		Short:   "List recent submissions, newest first",
 		Long: `List submissions, newest first: id, problem, language, state, verdict, score,
 attempt, time, memory, who submitted it and when. A user token lists its own; a reader
 or admin token every submission. --state (queued, running, finished, dead, canceled),
 --problem, --owner (a token's name) and --meta key=value (the submitter's metadata;
-repeatable, all must match) narrow the list. One page per call (default 50, at most
+repeatable, all must match) narrow the list. A problem verification's submissions
+(the package's labeled sources, judged by "ojctl problem verify") count for no user and
+are listed only with --purpose verify or all. One page per call (default 50, at most
 500); the JSON's next_cursor (empty on the last page) goes to --cursor for the next.
 "ojctl status ID" shows one submission's cases, "ojctl trace ID" its history.`,
 		Example: `  ojctl submissions
   ojctl submissions --state running
   ojctl submissions --meta contest=icpc-2026 --owner site-submitter
+  ojctl submissions --purpose verify --problem different
   ojctl submissions --problem aplusb --state finished --limit 500 -o json | jq -r '.items[].id'`,
 		Args: cobra.NoArgs,
 		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
@@ -72,6 +75,7 @@ repeatable, all must match) narrow the list. One page per call (default 50, at m
 	cmd.Flags().StringVar(&q.ProblemID, "problem", "", "only this problem's submissions")
 	cmd.Flags().StringVar(&q.Owner, "owner", "", "only the submissions of the token with this name (reader and admin tokens)")
 	cmd.Flags().StringArrayVar(&meta, "meta", nil, "only submissions carrying this metadata, key=value (repeatable)")
+	cmd.Flags().StringVar(&q.Purpose, "purpose", "", "user (default), verify (a problem verification's) or all")
 	cmd.Flags().IntVar(&q.Limit, "limit", 0, "at most this many (default: the server's, 50; at most 500)")
 	cmd.Flags().StringVar(&q.Cursor, "cursor", "", "the next_cursor of the previous page")
 	return cmd

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"oj/core/render"
 
 	"oj/core/api/wire"
 	"oj/core/job"
@@ -53,6 +54,11 @@ func (s *Server) submissionList(w http.ResponseWriter, r *http.Request, f store.
 	if aerr != nil {
 		return aerr
 	}
+	purpose, aerr := purposeQuery(r)
+	if aerr != nil {
+		return aerr
+	}
+	f.Purpose = purpose
 	limit, err := queryInt(r, "limit", listDefault, listMax)
 	if err != nil {
 		return err
@@ -87,7 +93,8 @@ func (s *Server) submissionList(w http.ResponseWriter, r *http.Request, f store.
 
 func summaryWire(s store.SubmissionSummary) wire.SubmissionSummary {
 	out := wire.SubmissionSummary{ID: s.ID, ProblemID: s.ProblemID, Language: s.Language, State: string(s.State),
-		Attempt: s.Attempt, CreatedAt: s.CreatedAt, FinishedAt: s.FinishedAt, Owner: s.Owner, Metadata: nonNilMeta(s.Metadata)}
+		Attempt: s.Attempt, CreatedAt: s.CreatedAt, FinishedAt: s.FinishedAt, Owner: s.Owner, Metadata: nonNilMeta(s.Metadata),
+		Purpose: render.Purpose(s.Purpose)}
 	if s.Verdict != "" {
 		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m

@@ -85,8 +85,11 @@ func hidePaths(s string) string { return hostPath.ReplaceAllString(s, "…") }
 // toolNames names what a package needs built, for messages.
 func toolNames(spec problem.Spec) string {
 	var names []string
-	if spec.Checker.Type == problem.CheckerTestlib {
+	switch spec.Checker.Type {
+	case problem.CheckerTestlib:
 		names = append(names, "checker "+spec.Checker.Source)
+	case problem.CheckerKattis:
+		names = append(names, "validator "+spec.Checker.Source)
 	}
 	if spec.Interactor != "" {
 		names = append(names, "interactor "+spec.Interactor)

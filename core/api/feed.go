@@ -72,6 +72,9 @@ func parseFeedQuery(r *http.Request) (feedQuery, *apiError) {
 		return fq, aerr
 	}
 	fq.filter.Metadata = meta
+	if fq.filter.Purpose, aerr = purposeQuery(r); aerr != nil {
+		return fq, aerr
+	}
 	fq.ndjson = strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	return fq, nil
 }

@@ -20,6 +20,7 @@ import (
 	"oj/core/judge/lang"
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
+	"oj/core/judge/problem/problemtest"
 )
 
 // byMarker judges by what the source says: "wa" is a WA whose checker quotes the answer,
@@ -82,6 +83,26 @@ func TestOpenAPIAnswersMatchTheSpec(t *testing.T) {
 	do(call{name: "problem", method: "GET", path: "/api/v1/problems/spec", token: alice, want: 200})
 	do(call{name: "unknown problem", method: "GET", path: "/api/v1/problems/nosuch", token: alice, want: 404})
 	do(call{name: "problem list", method: "GET", path: "/api/v1/problems", token: admin, want: 200})
+	// A package with samples, a statement and labeled submissions.
+	withFiles := problemtest.APlusB("title: Files\nsamples: [1]\nsubmissions:\n  - {source: submissions/accepted/ok.py, language: python3, expect: [AC]}\n")
+	withFiles["statement/problem.en.md"] = "Add two numbers.\n"
+	withFiles["submissions/accepted/ok.py"] = "print(3)\n"
+	do(call{name: "upload with files", method: "PUT", path: "/api/v1/problems/files?format=oj", token: admin,
+		body: problemtest.Zip(withFiles), ctype: "application/zip", want: 201})
+	do(call{name: "upload, unknown format", method: "PUT", path: "/api/v1/problems/files?format=icpc", token: admin,
+		body: zip, ctype: "application/zip", want: 400, offSpec: true})
+	do(call{name: "a sample's input", method: "GET", path: "/api/v1/problems/files/samples/1/input", token: alice, want: 200,
+		check: wantInBody("1 2")})
+	do(call{name: "a hidden case is no sample", method: "GET", path: "/api/v1/problems/files/samples/2/input", token: alice, want: 404})
+	do(call{name: "a statement file", method: "GET", path: "/api/v1/problems/files/statement/problem.en.md", token: alice, want: 200,
+		check: wantHeader("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")})
+	do(call{name: "no such statement file", method: "GET", path: "/api/v1/problems/files/statement/problem.yaml", token: alice, want: 404})
+	do(call{name: "verify, dry run", method: "POST", path: "/admin/v1/problems/files/verify", token: admin, body: []byte(`{"dry_run":true}`), want: 200})
+	do(call{name: "verify", method: "POST", path: "/admin/v1/problems/files/verify", token: admin, want: 202})
+	do(call{name: "verify a problem without labeled submissions", method: "POST", path: "/admin/v1/problems/spec/verify", token: admin, want: 409})
+	do(call{name: "verify as a user", method: "POST", path: "/admin/v1/problems/files/verify", token: alice, want: 403})
+	do(call{name: "a verification", method: "GET", path: "/admin/v1/problems/files/verify", token: admin, want: 200})
+	do(call{name: "no verification", method: "GET", path: "/admin/v1/problems/spec/verify", token: admin, want: 404})
 	do(call{name: "problem list as a user", method: "GET", path: "/api/v1/problems", token: alice, want: 403})
 
 	// Submits.

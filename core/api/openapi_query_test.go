@@ -135,7 +135,8 @@ func handlerQueries(t testing.TB) map[string][]string {
 			name, _ := strconv.Unquote(l.Value)
 			names = append(names, name)
 		}
-		out[pattern] = names
+		// A wildcard that takes the rest of the path ({path...}) is one parameter to the spec.
+		out[strings.ReplaceAll(pattern, "...}", "}")] = names
 		return true
 	})
 	return out

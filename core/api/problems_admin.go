@@ -28,12 +28,43 @@ func (s *Server) listProblems(w http.ResponseWriter, r *http.Request, _ *store.T
 	}
 	out := wire.ProblemList{Items: make([]wire.ProblemSummary, 0, len(rows))}
 	for _, p := range rows {
-		out.Items = append(out.Items, wire.ProblemSummary{ID: p.ID, Title: p.Title, Version: p.Version, SHA256: p.SHA256,
+		item := wire.ProblemSummary{ID: p.ID, Title: p.Title, Version: p.Version, SHA256: p.SHA256,
 			CaseCount: p.CaseCount, Submissions: p.Submissions, Archived: p.ArchivedAt != nil, ArchivedAt: p.ArchivedAt,
-			CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt})
+			CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, TimeLimitMS: p.TimeLimitMS, MemoryLimitMB: p.MemoryLimitMB,
+			Format: p.Format, TimeLimitProvisional: p.TimeLimitProvisional}
+		if item.Format == "" {
+			item.Format = "oj"
+		}
+		if p.VerifyState != "" {
+			item.Verify = &wire.ProblemVerifyState{State: p.VerifyState, Summary: p.VerifySummary}
+		}
+		if p.VerifyState == store.VerifyRunning {
+			// A verification whose submissions all ended is decided when it is read.
+			item = s.settleListed(r, item)
+		}
+		out.Items = append(out.Items, item)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// settleListed decides item's running verification if its submissions have all ended
+// (settleVerification), and shows what it became: its state, and the limit it derived.
+func (s *Server) settleListed(r *http.Request, item wire.ProblemSummary) wire.ProblemSummary {
+	pv, err := store.ProblemVersionAt(r.Context(), s.d.DB, item.ID, item.Version)
+	if err != nil {
+		return item
+	}
+	v, err := s.settleVerification(r.Context(), pv)
+	if err != nil || v.State == store.VerifyRunning {
+		return item
+	}
+	item.Verify = &wire.ProblemVerifyState{State: v.State, Summary: v.Summary}
+	if again, err := store.ProblemVersionAt(r.Context(), s.d.DB, item.ID, item.Version); err == nil {
+		item.TimeLimitMS = again.TimeLimitMS
+		item.TimeLimitProvisional, _ = again.Meta["time_limit_provisional"].(bool)
+	}
+	return item
 }
 
 // removeProblem is DELETE /api/v1/problems/{id}[?dry_run=true] (admin, audited): a

@@ -37,7 +37,7 @@ func TestUnknownQueryParametersAreRefused(t *testing.T) {
 		{"dry_run with an empty value", "POST", "/admin/v1/problems/aplusb/rejudge?dry_run=", admin, 400, `dry_run: ""`},
 		{"a misspelt filter", "GET", "/admin/v1/submissions?stat=dead", admin, 400, `unknown query parameter "stat"; did you mean "state"?`},
 		{"a filter that does not exist", "GET", "/admin/v1/submissions?user=alice", admin, 400,
-			`unknown query parameter "user" (GET /admin/v1/submissions takes state, problem, owner, limit, cursor, meta.*)`},
+			`unknown query parameter "user" (GET /admin/v1/submissions takes state, problem, owner, purpose, limit, cursor, meta.*)`},
 		{"a metadata filter without a key", "GET", "/admin/v1/submissions?meta.=x", admin, 400, `unknown query parameter "meta."`},
 		{"a parameter given twice", "GET", "/admin/v1/submissions?limit=1&limit=2", admin, 400, `query parameter "limit" is given 2 times; give it once`},
 		{"dry_run given twice", "POST", "/admin/v1/problems/aplusb/rejudge?dry_run=true&dry_run=false", admin, 400, `"dry_run" is given 2 times`},

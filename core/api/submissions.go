@@ -372,3 +372,17 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 	}
 	return sub, nil
 }
+
+// purposeQuery reads ?purpose= of a list or the feed: user (the default: a
+// verification's submissions count for no user), verify, or all.
+func purposeQuery(r *http.Request) (string, *apiError) {
+	switch v := r.URL.Query().Get("purpose"); v {
+	case "", store.PurposeUser:
+		return store.PurposeUser, nil
+	case store.PurposeVerify, store.PurposeAll:
+		return v, nil
+	default:
+		return "", errorf(http.StatusBadRequest, codeBadRequest, "purpose: %q (want user, verify or all: "+
+			"the submissions of users, of problem verifications, or both)", quoteClip(v, 20))
+	}
+}

@@ -11,6 +11,10 @@ type Task struct {
 	Attempt        int
 	Lane           Lane
 	TraceID        string
+	// TimeLimitMS is the CPU limit per case the task is judged with (before the
+	// language's factor): its version's, which verify may have derived after the
+	// package was stored, or the submission's own (a verification's). 0: the package's.
+	TimeLimitMS int
 }
 
 // Outcome is the judge's answer for a task. A judge that could not decide (sandbox or

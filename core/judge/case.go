@@ -19,7 +19,8 @@ import (
 // caseOutcome is one case's result before scoring: res.Score is filled by score().
 type caseOutcome struct {
 	res    job.CaseResult
-	points float64 // fraction of the case's score earned
+	points float64  // fraction of the case's score earned
+	score  *float64 // the case's own score, when a Kattis validator gave one (score.txt)
 	art    objstore.RunCase
 }
 
@@ -32,7 +33,7 @@ func (tk *task) caseFiles(i int) (in, ans string) {
 }
 
 func (tk *task) runSpec() Spec {
-	vars := lang.Vars{Src: tk.lang.SourceFile, MemoryMB: tk.ent.Pkg.Spec.MemoryLimitMB, WorkDir: tk.j.runner.WorkDir()}
+	vars := lang.Vars{Src: tk.src, Class: tk.class, MemoryMB: tk.ent.Pkg.Spec.MemoryLimitMB, WorkDir: tk.j.runner.WorkDir()}
 	return Spec{
 		Argv:          lang.Expand(tk.lang.Run, vars),
 		Env:           mergeEnv(baseEnv, lang.Expand(tk.lang.RunEnv, vars)),
@@ -41,10 +42,19 @@ func (tk *task) runSpec() Spec {
 		CPU:           tk.cpu,
 		Wall:          tk.wall,
 		MemoryBytes:   tk.mem,
-		OutputBytes:   int64(tk.j.cfg.OutputLimitMB) << 20,
+		OutputBytes:   tk.outputLimit(),
 		StackBytes:    tk.mem,
 		Processes:     tk.lang.Processes,
 	}
+}
+
+// outputLimit is what one run may write: the problem's bound, within the judge's.
+func (tk *task) outputLimit() int64 {
+	mb := tk.j.cfg.OutputLimitMB
+	if p := tk.ent.Pkg.Spec.OutputLimitMB; p > 0 && p < mb {
+		mb = p
+	}
+	return int64(mb) << 20
 }
 
 // runCase runs the solution on case i and checks its output.
@@ -62,25 +72,44 @@ func (tk *task) runCase(ctx context.Context, i int) (caseOutcome, error) {
 		return co, nil
 	}
 	var r check.Result
-	if tk.checker != "" {
+	switch {
+	case tk.validator != nil:
+		r, err = tk.runValidator(ctx, inPath, out.buf, ansPath)
+		if err != nil {
+			return caseOutcome{}, err
+		}
+		co.art.Checker = r.CheckerMessage
+	case tk.checker != nil:
 		r, err = tk.runChecker(ctx, inPath, out.buf, ansPath)
 		if err != nil {
 			return caseOutcome{}, err
 		}
 		co.art.Checker = r.CheckerMessage
-	} else {
+	default:
 		ans, err := os.ReadFile(ansPath)
 		if err != nil {
 			return caseOutcome{}, err
 		}
 		c := tk.ent.Pkg.Spec.Checker
-		if r, err = check.Compare(c.Type, c.Epsilon, out.buf, ans); err != nil {
+		abs, rel := c.Tolerances()
+		o := check.Options{CaseInsensitive: !c.IsCaseSensitive(), SpaceSensitive: c.SpaceChangeSensitive,
+			Float: c.Type == check.Float, AbsTol: abs, RelTol: rel}
+		if r, err = check.CompareWith(c.Type, o, out.buf, ans); err != nil {
 			return caseOutcome{}, err
 		}
 	}
+	co.setCheck(r)
+	return co, nil
+}
+
+// setCheck records a checker's decision on the case.
+func (co *caseOutcome) setCheck(r check.Result) {
 	co.res.Verdict, co.points, co.res.Message = r.Verdict, r.Points, clipString(r.Message, 256)
 	co.res.CheckerMessage = clipString(r.CheckerMessage, 256) // admins only
-	return co, nil
+	if r.HasScore {
+		s := r.Score
+		co.score = &s
+	}
 }
 
 // runWithInput runs the solution on the file inPath. Its whole stdout (up to the output
@@ -154,27 +183,38 @@ func (tk *task) resourceVerdict(res Result, stderr []byte, outputFull bool) (job
 // written into the checker's work dir on the tasks tmpfs, by the worker.
 func (tk *task) runChecker(ctx context.Context, inPath string, output []byte, ansPath string) (check.Result, error) {
 	box := filepath.Join(tk.dir, "checker")
-	if _, err := os.Stat(box); err != nil {
-		if err := mkdirs(box); err != nil {
-			return check.Result{}, err
-		}
-		if err := linkOrCopy(tk.checker, filepath.Join(box, "checker")); err != nil {
-			return check.Result{}, err
-		}
-	}
-	for src, name := range map[string]string{inPath: "input.txt", ansPath: "answer.txt"} {
-		if err := linkOrCopy(src, filepath.Join(box, name)); err != nil {
-			return check.Result{}, err
-		}
+	if err := toolBox(box, tk.checker, map[string]string{"input.txt": inPath, "answer.txt": ansPath}); err != nil {
+		return check.Result{}, err
 	}
 	if err := os.WriteFile(filepath.Join(box, "output.txt"), output, 0o644); err != nil {
 		return check.Result{}, err
 	}
-	res, stdout, stderr, err := tk.runTool(ctx, box, []string{"./checker", "input.txt", "output.txt", "answer.txt"}, nil, nil, tk.j.cfg.Checker.Wall, nil)
+	res, stdout, stderr, err := tk.runTool(ctx, toolRun{box: box, tool: tk.checker,
+		args: []string{"input.txt", "output.txt", "answer.txt"}, wall: tk.j.cfg.Checker.Wall})
 	if err != nil {
 		return check.Result{}, fmt.Errorf("checker: %w", err)
 	}
 	return check.Testlib(toolEndedNormally(res), res.ExitCode, stdout, stderr), nil
+}
+
+// toolBox prepares a tool's work dir: the tool under its name and files (name in the
+// box → host path) as links, made afresh each time (a tool that keeps its writes may
+// have changed them).
+func toolBox(box string, t *tool, files map[string]string) error {
+	if _, err := os.Stat(box); err != nil {
+		if err := mkdirs(box); err != nil {
+			return err
+		}
+	}
+	if err := linkOrCopy(t.bin, filepath.Join(box, t.name)); err != nil {
+		return err
+	}
+	for name, src := range files {
+		if err := linkOrCopy(src, filepath.Join(box, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // toolEndedNormally: a checker's exit code counts only when it exited by itself within
@@ -183,10 +223,24 @@ func toolEndedNormally(res Result) bool {
 	return (res.Status == StatusOK || res.Status == StatusRE) && res.Signal == 0
 }
 
-// runTool runs a checker or interactor under the checker limits. stdin/stdout may be
-// pipes; when stdout is nil its start is captured and returned, as is stderr's. Output
-// over the checker's output limit is status OLE (the tool did not end normally).
-func (tk *task) runTool(ctx context.Context, box string, argv []string, stdin, stdout *os.File, wall time.Duration, onStart func()) (Result, []byte, []byte, error) {
+// toolRun is one run of a checker, validator or interactor.
+type toolRun struct {
+	box  string
+	tool *tool
+	args []string // after the tool's command
+	// stdin and stdout may be pipes; nil stdin is /dev/null, nil stdout is captured.
+	stdin, stdout *os.File
+	wall          time.Duration
+	// keepWrites copies what the run wrote back into box (a Kattis validator's
+	// feedback directory); otherwise it is dropped.
+	keepWrites bool
+	onStart    func()
+}
+
+// runTool runs a checker, validator or interactor under the checker limits. When
+// r.stdout is nil its start is captured and returned, as is stderr's. Output over the
+// checker's output limit is status OLE (the tool did not end normally).
+func (tk *task) runTool(ctx context.Context, r toolRun) (Result, []byte, []byte, error) {
 	const keep = 4096
 	lim := tk.j.cfg.Checker
 	limit := int64(lim.OutputMB) << 20
@@ -196,6 +250,7 @@ func (tk *task) runTool(ctx context.Context, box string, argv []string, stdin, s
 	}
 	defer errs.wait()
 	var out *outputSink
+	stdout := r.stdout
 	if stdout == nil {
 		if out, err = newOutputSink(keep, limit); err != nil {
 			return Result{}, nil, nil, err
@@ -204,21 +259,23 @@ func (tk *task) runTool(ctx context.Context, box string, argv []string, stdin, s
 		stdout = out.w
 	}
 	s := Spec{
-		Argv:          argv,
+		Argv:          append(append([]string(nil), r.tool.argv...), r.args...),
 		Env:           baseEnv,
-		Dir:           box,
-		Stdin:         stdin,
+		Dir:           r.box,
+		ReadOnlyPaths: r.tool.ro,
+		KeepWrites:    r.keepWrites,
+		Stdin:         r.stdin,
 		Stdout:        stdout,
 		Stderr:        errs.w,
 		StdoutDrained: out != nil, // else a pipe to the solution
 		StderrDrained: true,
 		CPU:           lim.CPU,
-		Wall:          wall,
+		Wall:          r.wall,
 		MemoryBytes:   int64(lim.MemoryMB) << 20,
 		OutputBytes:   limit,
 		StackBytes:    int64(lim.MemoryMB) << 20,
 		Processes:     lim.Processes,
-		OnStart:       onStart,
+		OnStart:       r.onStart,
 	}
 	res, err := tk.j.runner.Run(ctx, s)
 	errs.wait()

@@ -39,12 +39,8 @@ type compileOpts struct {
 	maxWall time.Duration
 }
 
-// compile runs l's compiler in box (where the source already is) under the compile
-// limits; its output comes back through a pipe (outputSink), never through the disk.
-func (j *Judge) compile(ctx context.Context, l *lang.Language, box string) (compiled, error) {
-	return j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.Compile})
-}
-
+// compileWith runs l's compiler in box (where the source already is) under the limits
+// of o; its output comes back through a pipe (outputSink), never through the disk.
 func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o compileOpts) (compiled, error) {
 	pchDir := j.pch.dir(l)
 	argv := l.Compile

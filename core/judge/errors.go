@@ -41,7 +41,7 @@ func IsPermanent(err error) bool {
 // ToolCompileError says that a package's checker or interactor does not compile; it is
 // returned wrapped in a PermanentError.
 type ToolCompileError struct {
-	Kind   string // "checker" or "interactor"
+	Kind   string // "checker", "interactor" or "validator"
 	Source string // the source's name in the package
 	Output string // the compiler's output, bounded
 }

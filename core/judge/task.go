@@ -12,7 +12,6 @@ import (
 	"oj/core/judge/cache"
 	"oj/core/judge/lang"
 	"oj/core/judge/objstore"
-	"oj/core/judge/problem"
 )
 
 // task is one Judge call: its directories and limits.
@@ -23,13 +22,17 @@ type task struct {
 	ent  *cache.Entry
 	dir  string // on the tasks tmpfs; removed when the task ends
 
-	box  string // the solution's work dir (source, binary); runs' output comes back through pipes (outputSink)
-	cpu  time.Duration
-	wall time.Duration
-	mem  int64
+	box string // the solution's work dir (source, binary); runs' output comes back through pipes (outputSink)
+	// src and class are the source's file name in box and the class it runs as
+	// (lang.Language.Entry: a Java source's main class).
+	src, class string
+	cpu        time.Duration
+	wall       time.Duration
+	mem        int64
 
-	checker    string // testlib checker binary, if any
-	interactor string // interactor binary, if any
+	checker    *tool // testlib checker, if any
+	validator  *tool // Kattis output validator, if any (an interactor with spec.Interactive)
+	interactor *tool // testlib interactor, if any
 }
 
 // artefacts are what goes to the object store next to the results.
@@ -45,15 +48,20 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	if err := mkdirs(tk.box); err != nil {
 		return job.Outcome{}, arts, err
 	}
-	if err := os.WriteFile(filepath.Join(tk.box, tk.lang.SourceFile), []byte(tk.t.Source), 0o644); err != nil {
+	tk.src, tk.class = tk.lang.Entry(tk.t.Source)
+	if err := os.WriteFile(filepath.Join(tk.box, tk.src), []byte(tk.t.Source), 0o644); err != nil {
 		return job.Outcome{}, arts, err
 	}
-	tk.cpu = time.Duration(float64(spec.TimeLimit()) * tk.lang.TimeFactor)
+	limit := spec.TimeLimit()
+	if tk.t.TimeLimitMS > 0 {
+		limit = time.Duration(tk.t.TimeLimitMS) * time.Millisecond
+	}
+	tk.cpu = time.Duration(float64(limit) * tk.lang.TimeFactor)
 	tk.wall = time.Duration(float64(tk.cpu)*tk.j.cfg.WallFactor) + tk.j.cfg.WallExtra
 	tk.mem = int64(float64(spec.MemoryLimitBytes()) * tk.lang.MemoryFactor)
 
 	if tk.lang.Compiled() {
-		c, err := tk.j.compile(ctx, tk.lang, tk.box)
+		c, err := tk.j.compileWith(ctx, tk.lang, tk.box, compileOpts{lim: tk.j.cfg.Compile, src: tk.src})
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}
@@ -62,21 +70,21 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 			return job.Outcome{Verdict: job.VerdictCE, CompileOutput: c.output}, arts, nil
 		}
 	}
-	// A checker or interactor that does not compile is a PermanentError: the package is
-	// broken, whatever the submission.
-	if spec.Checker.Type == problem.CheckerTestlib {
-		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "checker", spec.Checker.Source, false)
+	// A checker, validator or interactor that does not compile is a PermanentError: the
+	// package is broken, whatever the submission.
+	for _, t := range tools(spec) {
+		built, err := tk.j.buildTool(ctx, tk.ent, tk.dir, t[0], t[1], false)
 		if err != nil {
 			return job.Outcome{}, arts, err
 		}
-		tk.checker = bin
-	}
-	if spec.Interactor != "" {
-		bin, err := tk.j.buildTool(ctx, tk.ent, tk.dir, "interactor", spec.Interactor, false)
-		if err != nil {
-			return job.Outcome{}, arts, err
+		switch t[0] {
+		case "checker":
+			tk.checker = built
+		case "validator":
+			tk.validator = built
+		case "interactor":
+			tk.interactor = built
 		}
-		tk.interactor = bin
 	}
 
 	n := tk.ent.Pkg.CaseCount()
@@ -86,6 +94,12 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	// case would otherwise hold a slot for cases × (3 × TL + 1 s), a day at the package
 	// maximums. A case that starts within the budget runs to its own limits.
 	started, outOfTime := time.Now(), 0
+	var groups *groupTree
+	var skips map[int]string // cases not to run, with why (scoring groups that stop)
+	judged := map[int]caseOutcome{}
+	if spec.Scoring != nil {
+		groups, skips = newGroupTree(spec.Scoring), map[int]string{}
+	}
 	for i := 1; i <= n; i++ {
 		var co caseOutcome
 		var err error
@@ -97,8 +111,12 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 			co = overBudget(i, tk.j.cfg.SubmissionWall)
 		case failed != 0:
 			co = skipped(i, failed)
-		case tk.interactor != "":
-			co, err = tk.runInteractive(ctx, i)
+		case skips[i] != "":
+			co = caseOutcome{res: job.CaseResult{Index: i, Verdict: job.VerdictSK, Message: skips[i]}}
+		case tk.interactor != nil:
+			co, err = tk.runInteractive(ctx, i, tk.testlibInteraction())
+		case tk.validator != nil && spec.Interactive:
+			co, err = tk.runInteractive(ctx, i, tk.kattisInteraction())
 		default:
 			co, err = tk.runCase(ctx, i)
 		}
@@ -108,6 +126,14 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 		if spec.StopOnFirstFailure && failed == 0 && co.res.Verdict != job.VerdictAC {
 			failed = i
 		}
+		judged[i] = co
+		if groups != nil {
+			for c, why := range groups.finished(i, judged) {
+				if c > i && skips[c] == "" {
+					skips[c] = why
+				}
+			}
+		}
 		co.art.Index, co.art.Verdict = i, string(co.res.Verdict)
 		arts.Cases = append(arts.Cases, co.art)
 		// The report carries the subtask the final result will give the case (score).
@@ -115,7 +141,12 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 		results = append(results, co)
 		job.ReportCase(ctx, co.res)
 	}
-	out := score(spec, results)
+	var out job.Outcome
+	if spec.Scoring != nil {
+		out = scoreGroups(spec, results)
+	} else {
+		out = score(spec, results)
+	}
 	if outOfTime != 0 && (out.Verdict == job.VerdictAC || out.Verdict == job.VerdictPC) {
 		// Not every case was judged: the submission did not pass in the time it had.
 		out.Verdict = job.VerdictTLE

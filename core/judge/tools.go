@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,12 +32,16 @@ const (
 	minToolTry    = time.Second
 )
 
-// toolLanguage picks the language a checker or interactor source compiles with. A
-// language this worker lacks is an error to retry (another worker may have it).
+// toolLanguage picks the language a checker, interactor or validator source compiles
+// with: c11 for .c, python3 for .py (a Kattis validator), cpp17 otherwise. A language
+// this worker lacks is an error to retry (another worker may have it).
 func (j *Judge) toolLanguage(source string) (*lang.Language, error) {
 	id := "cpp17"
-	if strings.HasSuffix(source, ".c") {
+	switch path.Ext(source) {
+	case ".c":
 		id = "c11"
+	case ".py":
+		id = "python3"
 	}
 	l, ok := j.langs.Get(id)
 	if !ok || !l.Compiled() {
@@ -53,22 +59,45 @@ func tools(spec problem.Spec) [][2]string {
 	if spec.Checker.Type == problem.CheckerTestlib {
 		out = append(out, [2]string{"checker", spec.Checker.Source})
 	}
+	if spec.Checker.Type == problem.CheckerKattis {
+		out = append(out, [2]string{"validator", spec.Checker.Source})
+	}
 	if spec.Interactor != "" {
 		out = append(out, [2]string{"interactor", spec.Interactor})
 	}
 	return out
 }
 
+// tool is a built checker, interactor or validator: the artefact kept in the cache
+// entry (bin), the name it takes in a run's work dir and the command that runs it
+// there (the language's run command: ./main, or python3 … main.pyc).
+type tool struct {
+	bin  string
+	name string
+	argv []string
+	ro   []string
+}
+
+// toolArtefact is the file a language's compile leaves for its run command: the run
+// command's last argument without "./" (main, main.pyc).
+func toolArtefact(l *lang.Language) (string, error) {
+	name := strings.TrimPrefix(l.Run[len(l.Run)-1], "./")
+	if name == "" || strings.ContainsAny(name, "/{}") {
+		return "", fmt.Errorf("language %s cannot build tools: its run command does not end in the file its compile makes", l.ID)
+	}
+	return name, nil
+}
+
 // NeedsBuild reports whether a package has a checker or interactor to compile.
 func NeedsBuild(spec problem.Spec) bool { return len(tools(spec)) > 0 }
 
-// BuildTools compiles the checker and interactor of the package with the given sha256
-// (fetched through the cache) and keeps the binaries in the cache, as judging would: the
-// build of an upload, within ctx's deadline (the upload's). It returns nil when every
-// tool built; a PermanentError when the package is invalid, a tool does not compile (a
-// ToolCompileError) or does not compile within its bound (a ToolTimeoutError, whether
-// the bound is judge.tool_compile's or what is left of the deadline); any other error
-// (the sandbox, the object store) may succeed on retry.
+// BuildTools compiles the checker, validator and interactor of the package with the
+// given sha256 (fetched through the cache) and keeps the binaries in the cache, as
+// judging would: the build of an upload, within ctx's deadline (the upload's). It
+// returns nil when every tool built; a PermanentError when the package is invalid, a
+// tool does not compile (a ToolCompileError) or does not compile within its bound (a
+// ToolTimeoutError, whether the bound is judge.tool_compile's or what is left of the
+// deadline); any other error (the sandbox, the object store) may succeed on retry.
 func (j *Judge) BuildTools(ctx context.Context, sha string) error {
 	j.mu.Lock()
 	closed := j.closed
@@ -98,11 +127,7 @@ func (j *Judge) acquire(ctx context.Context, sha string) (*cache.Entry, error) {
 	return ent, err
 }
 
-type toolBuild struct {
-	bin string
-}
-
-// buildTool returns the binary of a package's checker or interactor (kind), compiling it
+// buildTool returns a package's checker, validator or interactor (kind), compiling it
 // in the sandbox once per package version and keeping it in the cache entry, under
 // .build/. scratch is where its temporary work dir goes. A compile that fails within its
 // limits is a PermanentError carrying a ToolCompileError. A compile failing in the
@@ -111,22 +136,27 @@ type toolBuild struct {
 // the same way: a loaded host must never turn into a verdict. At upload it is the answer,
 // a PermanentError carrying a ToolTimeoutError: a compile that blocks never finishes, and
 // the upload waits for one answer, so every try fits in what is left of its deadline.
-func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, source string, upload bool) (string, error) {
-	bin := filepath.Join(ent.Dir, ".build", source+".bin")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
+func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, source string, upload bool) (*tool, error) {
+	l, err := j.toolLanguage(source)
+	if err != nil {
+		return nil, fmt.Errorf("build %s: %w", source, err)
+	}
+	name, err := toolArtefact(l)
+	if err != nil {
+		return nil, fmt.Errorf("build %s: %w", source, err)
+	}
+	t := &tool{bin: filepath.Join(ent.Dir, ".build", source+".bin"), name: name,
+		argv: lang.Expand(l.Run, lang.Vars{Src: name, WorkDir: j.runner.WorkDir()}), ro: l.ReadOnlyPaths}
+	if _, err := os.Stat(t.bin); err == nil {
+		return t, nil
 	}
 	key := ent.SHA + "/" + source
 	if upload {
 		key += "/upload" // never hand a judging caller an upload's answer to a cut, nor back
 	}
-	v, err, _ := j.builds.Do(key, func() (any, error) {
-		if _, err := os.Stat(bin); err == nil {
-			return toolBuild{bin: bin}, nil
-		}
-		l, err := j.toolLanguage(source)
-		if err != nil {
-			return nil, err
+	_, err, _ = j.builds.Do(key, func() (any, error) {
+		if _, err := os.Stat(t.bin); err == nil {
+			return nil, nil
 		}
 		wait := toolBuildBackoff
 		for try := 1; ; try++ {
@@ -138,9 +168,9 @@ func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, 
 						Bound: max(maxWall, 0)})
 				}
 			}
-			err := j.compileTool(ctx, l, ent, scratch, kind, source, bin, maxWall)
+			err := j.compileTool(ctx, l, ent, scratch, kind, source, name, t.bin, maxWall)
 			if err == nil {
-				return toolBuild{bin: bin}, nil
+				return nil, nil
 			}
 			var again *retryableBuild
 			retryable := errors.As(err, &again)
@@ -172,9 +202,9 @@ func (j *Judge) buildTool(ctx context.Context, ent *cache.Entry, scratch, kind, 
 		}
 	})
 	if err != nil {
-		return "", fmt.Errorf("build %s: %w", source, err)
+		return nil, fmt.Errorf("build %s: %w", source, err)
 	}
-	return v.(toolBuild).bin, nil
+	return t, nil
 }
 
 // retryableBuild is a compile try that may succeed if tried again; cut, when the try was
@@ -187,10 +217,11 @@ type retryableBuild struct {
 func (e *retryableBuild) Error() string { return e.err.Error() }
 
 // compileTool compiles source once, in a fresh work dir under scratch, under the tool
-// compile limits (the wall limit capped at maxWall when positive), with the package's
-// top-level headers next to it and the configured include dirs visible, and moves the
-// binary to bin.
-func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.Entry, scratch, kind, source, bin string, maxWall time.Duration) error {
+// compile limits (the wall limit capped at maxWall when positive), with the headers of
+// its folder (the package's top level, or a Kattis validator's own folder) next to it
+// and the configured include dirs visible, and moves the artefact its compile leaves
+// (artefact) to bin.
+func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.Entry, scratch, kind, source, artefact, bin string, maxWall time.Duration) error {
 	dir, err := os.MkdirTemp(scratch, "build-")
 	if err != nil {
 		return err
@@ -200,26 +231,33 @@ func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.En
 	if err := mkdirs(box); err != nil {
 		return err
 	}
-	// The source keeps its own name, so the compiler's messages name it.
-	if err := copyFile(filepath.Join(ent.Dir, source), filepath.Join(box, source), 0o644); err != nil {
+	// The source keeps its own name, so the compiler's messages name it — unless the
+	// language's compile names its source itself (Python's byte-compile of main.py).
+	srcDir, srcName := path.Split(source)
+	if !slices.ContainsFunc(l.Compile, func(a string) bool { return strings.Contains(a, "{src}") }) {
+		srcName = l.SourceFile
+	}
+	if err := copyFile(filepath.Join(ent.Dir, filepath.FromSlash(source)), filepath.Join(box, srcName), 0o644); err != nil {
 		return err
 	}
-	// Headers at the package's top level (testlib.h and the like) sit next to it.
-	des, _ := os.ReadDir(ent.Dir)
+	// Headers of the source's folder (testlib.h, a Kattis validate.h) sit next to it.
+	des, _ := os.ReadDir(filepath.Join(ent.Dir, filepath.FromSlash(srcDir)))
 	for _, de := range des {
 		if de.Type().IsRegular() && (strings.HasSuffix(de.Name(), ".h") || strings.HasSuffix(de.Name(), ".hpp")) {
-			if err := copyFile(filepath.Join(ent.Dir, de.Name()), filepath.Join(box, de.Name()), 0o644); err != nil {
+			if err := copyFile(filepath.Join(ent.Dir, filepath.FromSlash(srcDir), de.Name()), filepath.Join(box, de.Name()), 0o644); err != nil {
 				return err
 			}
 		}
 	}
 	extra := make([]string, 0, len(j.cfg.ToolIncludeDirs))
-	for _, d := range j.cfg.ToolIncludeDirs {
-		extra = append(extra, "-I"+d)
+	if path.Ext(source) != ".py" {
+		for _, d := range j.cfg.ToolIncludeDirs {
+			extra = append(extra, "-I"+d)
+		}
 	}
 	// The package checked the name already; as a path ("./name") it stays a file to the
 	// compiler even if it began with '-' (an option) or '@' (a file of options).
-	c, err := j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.ToolCompile, src: "./" + source, extra: extra,
+	c, err := j.compileWith(ctx, l, box, compileOpts{lim: j.cfg.ToolCompile, src: "./" + srcName, extra: extra,
 		ro: j.cfg.ToolIncludeDirs, maxWall: maxWall})
 	switch {
 	case err != nil && ctx.Err() == nil:
@@ -244,13 +282,13 @@ func (j *Judge) compileTool(ctx context.Context, l *lang.Language, ent *cache.En
 	}
 	// Each try's own temporary name: an upload's build and a judging one may run at once.
 	tmp := bin + "." + filepath.Base(dir) + ".tmp"
-	if _, err := os.Lstat(filepath.Join(box, "main")); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(box, artefact)); errors.Is(err, fs.ErrNotExist) {
 		// The compiler said it succeeded and left nothing: the source's doing (its
 		// output says what the compiler did instead), and the same on every try.
 		return Permanent(&ToolCompileError{Kind: kind, Source: source,
 			Output: strings.TrimRight(c.output, "\n") + "\nthe compiler exited 0 but wrote no binary\n"})
 	}
-	if err := copyOut(box, "main", tmp, 0o755); err != nil {
+	if err := copyOut(box, artefact, tmp, 0o755); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("%s built a binary this worker could not keep: %w", source, err)
 	}

@@ -172,7 +172,7 @@ func TestToolSourceReachesTheCompilerAsAPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "checker.bin")
-	if err := testJudge.compileTool(context.Background(), l, ent, testJudge.tasksDir(), "checker", name, bin, 0); err != nil {
+	if err := testJudge.compileTool(context.Background(), l, ent, testJudge.tasksDir(), "checker", name, "main", bin, 0); err != nil {
 		t.Fatalf("compile %s: %v", name, err)
 	}
 	if st, err := os.Stat(bin); err != nil || st.Size() == 0 {

@@ -24,6 +24,7 @@ const (
 	ActionProblemPush    Action = "problem_push"
 	ActionProblemRemove  Action = "problem_remove"
 	ActionPurge          Action = "dlq_purge"
+	ActionProblemVerify  Action = "problem_verify"
 	ActionTokenCreate    Action = "token_create"
 	ActionTokenRevoke    Action = "token_revoke"
 	// The webhook endpoints' actions. webhook_disable is also the dispatcher's, when an

@@ -54,6 +54,7 @@ type eventSubmission struct {
 	LastError      string            `json:"last_error"`
 	Cases          json.RawMessage   `json:"cases"`
 	Metadata       map[string]string `json:"metadata"`
+	Purpose        string            `json:"purpose"`
 	CreatedAt      time.Time         `json:"created_at"`
 	FinishedAt     *time.Time        `json:"finished_at"`
 }
@@ -66,7 +67,7 @@ func submissionOfEvent(data []byte) (*store.Submission, error) {
 	}
 	sub := &store.Submission{ID: es.ID, OwnerID: es.OwnerID, ProblemID: es.ProblemID, ProblemVersion: es.ProblemVersion,
 		Language: es.Language, State: job.State(es.State), Attempt: es.Attempt, CompileOutput: es.CompileOutput,
-		LastError: es.LastError, Metadata: es.Metadata, CreatedAt: es.CreatedAt, FinishedAt: es.FinishedAt}
+		LastError: es.LastError, Metadata: es.Metadata, Purpose: es.Purpose, CreatedAt: es.CreatedAt, FinishedAt: es.FinishedAt}
 	if es.Verdict != nil {
 		sub.Verdict = job.Verdict(*es.Verdict)
 	}

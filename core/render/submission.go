@@ -14,7 +14,8 @@ import (
 func Submission(s *store.Submission, admin bool, view View) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
-		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases)), Metadata: s.Metadata}
+		FinishedAt: s.FinishedAt, Cases: make([]wire.Case, 0, len(s.Cases)), Metadata: s.Metadata,
+		Purpose: Purpose(s.Purpose)}
 	if out.Metadata == nil {
 		out.Metadata = map[string]string{}
 	}
@@ -33,6 +34,15 @@ func Submission(s *store.Submission, admin bool, view View) wire.Submission {
 		out.Cases = append(out.Cases, view.Case(Case(c)))
 	}
 	return out
+}
+
+// Purpose is a stored purpose as the API says it: a submission recorded before
+// submissions had one is a user's.
+func Purpose(p string) string {
+	if p == "" {
+		return store.PurposeUser
+	}
+	return p
 }
 
 // submissionError is the reason of a dead or SE submission (its last attempt's error),

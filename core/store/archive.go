@@ -23,6 +23,16 @@ type ProblemSummary struct {
 	// CreatedAt is the problem's first upload, UpdatedAt its latest version's.
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// The latest version's limits, the format its package came in ("" for one recorded
+	// before formats), and whether its time limit waits for a verify to derive it.
+	TimeLimitMS          int
+	MemoryLimitMB        int
+	Format               string
+	TimeLimitProvisional bool
+	// VerifyState and VerifySummary are the latest version's latest verification ("" when
+	// it has none).
+	VerifyState   string
+	VerifySummary string
 }
 
 // ArchivedFilter selects problems by their archive state in ListProblems.
@@ -37,12 +47,17 @@ const (
 
 // The submission count is a subquery per problem on submissions_problem (problem_id, …).
 const problemSummarySQL = `SELECT p.id, v.title, v.version, v.sha256, v.case_count,
-       (SELECT count(*) FROM submissions s WHERE s.problem_id = p.id), p.archived_at, p.created_at, v.created_at
-  FROM problems p JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.latest_version`
+       (SELECT count(*) FROM submissions s WHERE s.problem_id = p.id AND s.purpose = 'user'), p.archived_at, p.created_at, v.created_at,
+       v.time_limit_ms, v.memory_limit_mb, coalesce(v.meta->>'format', ''), coalesce(v.meta->>'time_limit_provisional' = 'true', false),
+       coalesce(pv.state, ''), coalesce(pv.result->>'summary', '')
+  FROM problems p JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.latest_version
+  LEFT JOIN LATERAL (SELECT state, result FROM problem_verifications
+                      WHERE problem_id = p.id AND version = v.version ORDER BY id DESC LIMIT 1) pv ON true`
 
 func scanProblemSummary(row pgx.Row, p *ProblemSummary) error {
 	return row.Scan(&p.ID, &p.Title, &p.Version, &p.SHA256, &p.CaseCount, &p.Submissions, &p.ArchivedAt,
-		&p.CreatedAt, &p.UpdatedAt)
+		&p.CreatedAt, &p.UpdatedAt, &p.TimeLimitMS, &p.MemoryLimitMB, &p.Format, &p.TimeLimitProvisional,
+		&p.VerifyState, &p.VerifySummary)
 }
 
 // ListProblems returns every problem with a version, archived ones included unless

@@ -53,7 +53,7 @@ WITH input AS (
        AND (s.state = 'queued'
             OR (s.state = 'running' AND s.lease_until <= $3 AND s.failures + 1 < s.max_attempts))
     RETURNING s.id, s.attempt, s.problem_id, s.problem_version, s.problem_sha256, s.language,
-              s.lane, s.source, s.trace_id
+              s.lane, s.source, s.trace_id, s.time_limit_ms
 ), hist AS (
     INSERT INTO submission_history (submission_id, at, event, attempt, worker, detail)
     SELECT c.id, $3, 'claimed', c.attempt, $2,
@@ -64,10 +64,12 @@ SELECT i.id::text, c.id IS NOT NULL, coalesce(c.attempt, cur.attempt, 0),
        coalesce(c.problem_id, ''), coalesce(c.problem_version, 0), coalesce(c.problem_sha256, ''),
        coalesce(c.language, ''), coalesce(c.lane, ''), coalesce(c.source, ''), coalesce(c.trace_id, ''),
        cur.id IS NOT NULL, coalesce(cur.state::text, ''),
-       coalesce(cur.lease_until > $3, false)
+       coalesce(cur.lease_until > $3, false),
+       coalesce(c.time_limit_ms, pv.time_limit_ms, 0)
   FROM input i
   LEFT JOIN claimed c ON c.id = i.id
-  LEFT JOIN submissions cur ON cur.id = i.id`
+  LEFT JOIN submissions cur ON cur.id = i.id
+  LEFT JOIN problem_versions pv ON pv.problem_id = c.problem_id AND pv.version = c.problem_version`
 
 // ClaimBatch claims the submissions ids for worker owner with a lease of leaseFor from now.
 func ClaimBatch(ctx context.Context, db DB, ids []string, owner string, now time.Time, leaseFor time.Duration) ([]ClaimResult, error) {
@@ -83,7 +85,7 @@ func ClaimBatch(ctx context.Context, db DB, ids []string, owner string, now time
 		var lane, state string
 		t := &r.Task
 		if err := rows.Scan(&r.ID, &claimed, &r.Attempt, &t.ProblemID, &t.ProblemVersion, &t.ProblemSHA256,
-			&t.Language, &lane, &t.Source, &t.TraceID, &found, &state, &live); err != nil {
+			&t.Language, &lane, &t.Source, &t.TraceID, &found, &state, &live, &t.TimeLimitMS); err != nil {
 			return nil, fmt.Errorf("claim: %w", err)
 		}
 		switch {

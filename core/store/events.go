@@ -67,12 +67,16 @@ type FeedEvent struct {
 	Data         json.RawMessage
 }
 
-// FeedFilter narrows the feed: event types (none: all), one problem, and metadata the
-// submission must carry (every key with that value).
+// FeedFilter narrows the feed: event types (none: all), one problem, metadata the
+// submission must carry (every key with that value), and the purpose its submission
+// served: "" or PurposeUser keeps users' events (a verification's submissions stay out
+// of the feed unless asked for), PurposeVerify a verification's only, PurposeAll both.
+// A problem.version event counts as a user's.
 type FeedFilter struct {
 	Types     []string
 	ProblemID string
 	Metadata  map[string]string
+	Purpose   string
 }
 
 // FeedPage is one read of the feed: the events, and Next, the cursor to read on from.
@@ -92,6 +96,14 @@ type FeedPage struct {
 // that commits afterwards belongs to a transaction still running at the read, whose txid
 // is at least that xmin: it sorts after everything this read returned.
 func ReadFeed(ctx context.Context, db DB, after Cursor, f FeedFilter, limit int) (FeedPage, error) {
+	purpose := f.Purpose
+	switch purpose {
+	case "":
+		purpose = PurposeUser
+	case PurposeUser, PurposeVerify, PurposeAll:
+	default:
+		return FeedPage{}, fmt.Errorf("read feed: purpose %q: want %s, %s or %s", clip(purpose, 20), PurposeUser, PurposeVerify, PurposeAll)
+	}
 	var types []string
 	if len(f.Types) > 0 {
 		types = f.Types
@@ -115,8 +127,9 @@ func ReadFeed(ctx context.Context, db DB, after Cursor, f FeedFilter, limit int)
 		          AND ($3::text[] IS NULL OR e.type = ANY($3))
 		          AND ($4::text = '' OR e.problem_id = $4)
 		          AND ($5::jsonb IS NULL OR e.data->'metadata' @> $5)
+		          AND ($7::text = 'all' OR e.purpose = $7)
 		        ORDER BY e.txid, e.id LIMIT $6) e ON true`,
-		strconv.FormatUint(after.TxID, 10), after.ID, types, f.ProblemID, meta, limit)
+		strconv.FormatUint(after.TxID, 10), after.ID, types, f.ProblemID, meta, limit, purpose)
 	if err != nil {
 		return FeedPage{}, fmt.Errorf("read feed: %w", err)
 	}

@@ -99,13 +99,14 @@ func scanProblemVersion(row pgx.Row) (*ProblemVersion, error) {
 }
 
 // ProblemSubmissions pages through the ids of a problem's terminal submissions (the ones a
-// rejudge may requeue), in id order after afterID.
+// rejudge may requeue), in id order after afterID. A verification's submissions are
+// left out: each verification judges its own.
 func ProblemSubmissions(ctx context.Context, db DB, problemID, afterID string, limit int) ([]string, error) {
 	if afterID == "" {
 		afterID = "00000000-0000-0000-0000-000000000000"
 	}
 	rows, err := db.Query(ctx, `SELECT id::text FROM submissions
-		WHERE problem_id = $1 AND id > $2::uuid AND state IN ('finished', 'dead', 'canceled')
+		WHERE problem_id = $1 AND id > $2::uuid AND state IN ('finished', 'dead', 'canceled') AND purpose = 'user'
 		ORDER BY id LIMIT $3`, problemID, afterID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("problem submissions: %w", err)

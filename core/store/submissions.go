@@ -39,7 +39,20 @@ type NewSubmission struct {
 	// concurrent submits of one owner cannot both pass. Neither applies without an owner.
 	MaxLive        int
 	RefuseIfQueued bool
+	// Purpose is PurposeUser (the default) or PurposeVerify: a verification's
+	// submission, which counts for no one.
+	Purpose string
+	// TimeLimitMS, when > 0, is the limit it is judged with instead of its version's.
+	TimeLimitMS int
 }
+
+// Submission purposes.
+const (
+	PurposeUser   = "user"
+	PurposeVerify = "verify"
+	// PurposeAll, in a filter, matches every purpose.
+	PurposeAll = "all"
+)
 
 // LiveBoundError is a submit refused for its owner's live submissions: Limit (MaxLive)
 // reached, or Backlog (RefuseIfQueued) while Queued > 0.
@@ -123,6 +136,7 @@ type Submission struct {
 	Cases          []job.CaseResult
 	LastError      string
 	TraceID        string
+	Purpose        string
 	Metadata       map[string]string
 	CreatedAt      time.Time
 	QueuedAt       time.Time
@@ -132,8 +146,8 @@ type Submission struct {
 
 const insertSubmissionSQL = `
 INSERT INTO submissions (id, owner_id, problem_id, problem_version, problem_sha256, language, lane,
-                         source, max_attempts, idempotency_key, request_hash, trace_id, metadata)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, coalesce($13::jsonb, '{}'))`
+                         source, max_attempts, idempotency_key, request_hash, trace_id, metadata, purpose, time_limit_ms)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, coalesce($13::jsonb, '{}'), $14, NULLIF($15, 0))`
 
 // InsertSubmission inserts a queued submission and returns its id. It does not enqueue it:
 // Submit (or a caller's own transaction) adds the outbox row.
@@ -145,6 +159,9 @@ func InsertSubmission(ctx context.Context, db DB, n NewSubmission) (string, erro
 	if n.MaxAttempts <= 0 {
 		n.MaxAttempts = 3
 	}
+	if n.Purpose == "" {
+		n.Purpose = PurposeUser
+	}
 	var meta []byte
 	if len(n.Metadata) > 0 {
 		if meta, err = json.Marshal(n.Metadata); err != nil {
@@ -153,7 +170,7 @@ func InsertSubmission(ctx context.Context, db DB, n NewSubmission) (string, erro
 	}
 	_, err = db.Exec(ctx, insertSubmissionSQL, id.String(), n.OwnerID, n.ProblemID, n.ProblemVersion,
 		n.ProblemSHA256, n.Language, string(n.Lane), n.Source, n.MaxAttempts, n.IdempotencyKey,
-		n.RequestHash(), n.TraceID, meta)
+		n.RequestHash(), n.TraceID, meta, n.Purpose, n.TimeLimitMS)
 	if err != nil {
 		return "", fmt.Errorf("insert submission: %w", err)
 	}
@@ -186,7 +203,7 @@ func Submit(ctx context.Context, db DB, n NewSubmission) (string, error) {
 const submissionColumns = `id::text, owner_id, problem_id, problem_version, problem_sha256, language, lane,
     source, state, attempt, failures, max_attempts, coalesce(lease_owner, ''), lease_until,
     coalesce(verdict, ''), coalesce(score, 0), coalesce(time_ms, 0), coalesce(memory_kb, 0),
-    compile_output, cases, last_error, trace_id, metadata, created_at, queued_at, started_at, finished_at`
+    compile_output, cases, last_error, trace_id, metadata, purpose, created_at, queued_at, started_at, finished_at`
 
 func scanSubmission(row pgx.Row) (*Submission, error) {
 	var s Submission
@@ -195,7 +212,7 @@ func scanSubmission(row pgx.Row) (*Submission, error) {
 	err := row.Scan(&s.ID, &s.OwnerID, &s.ProblemID, &s.ProblemVersion, &s.ProblemSHA256, &s.Language,
 		&lane, &s.Source, &state, &s.Attempt, &s.Failures, &s.MaxAttempts, &s.LeaseOwner, &s.LeaseUntil,
 		&verdict, &s.Score, &s.TimeMS, &s.MemoryKB, &s.CompileOutput, &cases, &s.LastError, &s.TraceID,
-		&s.Metadata, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
+		&s.Metadata, &s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -250,6 +267,8 @@ type SubmissionSummary struct {
 	// Owner is the name of the token that made it ("" for none); Metadata its caller's tags.
 	Owner    string
 	Metadata map[string]string
+	// Purpose is PurposeUser or PurposeVerify (a verification's submission).
+	Purpose string
 }
 
 // SubmissionFilter selects a page of ListSubmissions. Empty fields match every
@@ -263,7 +282,11 @@ type SubmissionFilter struct {
 	OwnerName string
 	// Metadata keeps the submissions that carry every one of these tags.
 	Metadata map[string]string
-	Limit    int
+	// Purpose keeps the submissions made for it: "" or PurposeUser users' (a
+	// verification's submissions count for no user), PurposeVerify a verification's,
+	// PurposeAll every one.
+	Purpose string
+	Limit   int
 	// AfterCreatedAt and AfterID are the last row of the previous page: the page holds
 	// what comes after it in the newest-first order.
 	AfterCreatedAt time.Time
@@ -288,6 +311,15 @@ func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 	if f.OwnerName != "" {
 		conds = append(conds, "t.name = "+arg(f.OwnerName))
 	}
+	switch f.Purpose {
+	case "":
+		conds = append(conds, "s.purpose = "+arg(PurposeUser))
+	case PurposeUser, PurposeVerify:
+		conds = append(conds, "s.purpose = "+arg(f.Purpose))
+	case PurposeAll:
+	default:
+		return "", nil, fmt.Errorf("list submissions: purpose %q: want %s, %s or %s", clip(f.Purpose, 20), PurposeUser, PurposeVerify, PurposeAll)
+	}
 	if len(f.Metadata) > 0 {
 		b, err := json.Marshal(f.Metadata)
 		if err != nil {
@@ -309,7 +341,7 @@ func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 	// which no index has.
 	return `SELECT s.id::text, s.problem_id, s.language, s.state::text, coalesce(s.verdict, ''),
 		       coalesce(s.score, 0), s.attempt, coalesce(s.time_ms, 0), coalesce(s.memory_kb, 0), s.created_at, s.finished_at,
-		       coalesce(t.name, ''), s.metadata
+		       coalesce(t.name, ''), s.metadata, s.purpose
 		  FROM submissions s LEFT JOIN api_tokens t ON t.id = s.owner_id` + where + ` ORDER BY s.created_at DESC, s.id DESC LIMIT $1`, args, nil
 }
 
@@ -332,7 +364,7 @@ func ListSubmissions(ctx context.Context, db DB, f SubmissionFilter) ([]Submissi
 		var s SubmissionSummary
 		var state, verdict string
 		if err := rows.Scan(&s.ID, &s.ProblemID, &s.Language, &state, &verdict, &s.Score, &s.Attempt,
-			&s.TimeMS, &s.MemoryKB, &s.CreatedAt, &s.FinishedAt, &s.Owner, &s.Metadata); err != nil {
+			&s.TimeMS, &s.MemoryKB, &s.CreatedAt, &s.FinishedAt, &s.Owner, &s.Metadata, &s.Purpose); err != nil {
 			return nil, fmt.Errorf("list submissions: %w", err)
 		}
 		s.State, s.Verdict = job.State(state), job.Verdict(verdict)

@@ -31,6 +31,8 @@ type Map struct {
 	Trim       key.Binding // safe trim of the selected lane
 	Rejudge    key.Binding
 	Cancel     key.Binding
+	Verify     key.Binding // verify the selected problem against its labeled submissions
+	Remove     key.Binding // remove (archive or delete) the selected problem
 
 	Yes, No key.Binding // the confirm dialog
 }
@@ -65,6 +67,8 @@ func Default() Map {
 		Trim:       b("trim", "t"),
 		Rejudge:    b("rejudge", "J"),
 		Cancel:     b("cancel", "X"),
+		Verify:     b("verify", "v"),
+		Remove:     b("remove", "D"),
 		Yes:        b("yes", "y", "Y"),
 		No:         key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n", "no")),
 	}

@@ -33,6 +33,10 @@ type Source interface {
 	Trace(ctx context.Context, id string) (*wire.Trace, error)
 	Case(ctx context.Context, id string, n int) (*wire.CaseDetail, error)
 	Webhooks(ctx context.Context) (*wire.WebhookList, error)
+	Problems(ctx context.Context, archived string) (*wire.ProblemList, error)
+	VerifyProblem(ctx context.Context, id string, dryRun bool) (*wire.VerifyStarted, error)
+	Verification(ctx context.Context, id string) (*wire.Verification, error)
+	RemoveProblem(ctx context.Context, id string, dryRun bool) (*wire.ProblemRemoved, error)
 }
 
 // Context is handed to every view: nothing here is global.
@@ -59,6 +63,8 @@ type Snapshot struct {
 	Workers     *wire.Workers
 	Audit       []wire.AuditEntry
 	Webhooks    *wire.WebhookList
+	// Problems are every problem, archived ones too, by id.
+	Problems *wire.ProblemList
 }
 
 // View is one screen of the dashboard.

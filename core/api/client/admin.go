@@ -71,7 +71,8 @@ func (c *Client) MySubmissions(ctx context.Context, q wire.ListSubmissionsQuery)
 
 func listQuery(q wire.ListSubmissionsQuery) url.Values {
 	v := limitQuery(q.Limit)
-	for name, val := range map[string]string{"state": q.State, "problem": q.ProblemID, "owner": q.Owner, "cursor": q.Cursor} {
+	for name, val := range map[string]string{"state": q.State, "problem": q.ProblemID, "owner": q.Owner, "cursor": q.Cursor,
+		"purpose": q.Purpose} {
 		if val != "" {
 			v.Set(name, val)
 		}

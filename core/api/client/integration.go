@@ -43,6 +43,8 @@ type FeedQuery struct {
 	Types     []string
 	ProblemID string
 	Metadata  map[string]string
+	// Purpose is user (the server's default), verify or all.
+	Purpose string
 }
 
 // Feed reads GET /api/v1/events as NDJSON, calling fn with each event in order, and
@@ -59,6 +61,9 @@ func (c *Client) Feed(ctx context.Context, q FeedQuery, fn func(wire.Event) erro
 	}
 	if q.ProblemID != "" {
 		v.Set("problem", q.ProblemID)
+	}
+	if q.Purpose != "" {
+		v.Set("purpose", q.Purpose)
 	}
 	for k, val := range q.Metadata {
 		v.Set("meta."+k, val)

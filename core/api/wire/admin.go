@@ -141,6 +141,9 @@ type SubmissionSummary struct {
 	// Owner is the name of the token that made it ("" for a submission without one).
 	Owner    string            `json:"owner"`
 	Metadata map[string]string `json:"metadata"`
+	// Purpose is "user", or "verify" for a submission a problem's verification made
+	// from its package's labeled sources (listed only with ?purpose=verify or all).
+	Purpose string `json:"purpose"`
 }
 
 // SubmissionList is a page of GET /admin/v1/submissions (or GET /api/v1/submissions),
@@ -159,8 +162,10 @@ type ListSubmissionsQuery struct {
 	ProblemID string
 	Owner     string
 	Metadata  map[string]string
-	Limit     int
-	Cursor    string
+	// Purpose is user (the server's default), verify or all.
+	Purpose string
+	Limit   int
+	Cursor  string
 }
 
 // ReplayRequest is the body of POST /admin/v1/dlq/replay: ids, or all.

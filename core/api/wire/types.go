@@ -55,6 +55,9 @@ type Submission struct {
 	Cases      []Case     `json:"cases"`
 	// Metadata is what the submit carried ({} when nothing).
 	Metadata map[string]string `json:"metadata"`
+	// Purpose is "user", or "verify" for a submission a problem's verification made from
+	// its package's labeled sources: it has no owner and counts for no user.
+	Purpose string `json:"purpose"`
 }
 
 // Terminal reports whether the submission's state is final.
@@ -138,6 +141,36 @@ type Problem struct {
 	Samples     []int     `json:"samples"`
 	PublicTests bool      `json:"public_tests"`
 	CreatedAt   time.Time `json:"created_at"`
+	// Format is the format the package was uploaded in: oj, kattis or polygon;
+	// FormatVersion the format's own version (Kattis: legacy, 2023-07-draft, 2025-09).
+	Format        string `json:"format"`
+	FormatVersion string `json:"format_version,omitempty"`
+	// TimeLimitProvisional: the package gives no time limit; TimeLimitMS is used until a
+	// verify derives the limit from its accepted submissions.
+	TimeLimitProvisional bool `json:"time_limit_provisional"`
+	// Scoring: the problem scores by test groups (Kattis style).
+	Scoring bool `json:"scoring"`
+	// Statements are the statement files the package ships (GET …/statement/{path}).
+	Statements []string `json:"statements"`
+	// LabeledSubmissions counts the package's own submissions, which verify judges.
+	LabeledSubmissions int `json:"labeled_submissions"`
+	// Import is what was mapped from the original package (admins only).
+	Import *ProblemImport `json:"import,omitempty"`
+	// Verify is the version's latest verification, if any.
+	Verify *VerifySummary `json:"verify,omitempty"`
+}
+
+// ProblemImport says how a package was read: what became what, and what is kept
+// unused and why.
+type ProblemImport struct {
+	Mapped []Mapped `json:"mapped"`
+	Notes  []string `json:"notes"`
+}
+
+// Mapped is one line of a ProblemImport.
+type Mapped struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // ProblemSummary is a problem in GET /api/v1/problems: its latest version, how many
@@ -153,6 +186,21 @@ type ProblemSummary struct {
 	ArchivedAt  *time.Time `json:"archived_at"`
 	CreatedAt   time.Time  `json:"created_at"`
 	UpdatedAt   time.Time  `json:"updated_at"`
+	// The latest version's limits and the format its package came in (oj, kattis,
+	// polygon); TimeLimitProvisional while its limit waits for a verify to derive it.
+	TimeLimitMS          int    `json:"time_limit_ms"`
+	MemoryLimitMB        int    `json:"memory_limit_mb"`
+	Format               string `json:"format"`
+	TimeLimitProvisional bool   `json:"time_limit_provisional"`
+	// Verify is the latest version's latest verification in short: its state (running,
+	// passed, failed) and summary; null when it was never verified.
+	Verify *ProblemVerifyState `json:"verify"`
+}
+
+// ProblemVerifyState is a verification's state and summary, as the problem list shows it.
+type ProblemVerifyState struct {
+	State   string `json:"state"`
+	Summary string `json:"summary"`
 }
 
 // ProblemList is the answer of GET /api/v1/problems (admin), ordered by id.

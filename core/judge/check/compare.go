@@ -9,6 +9,7 @@ package check
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -28,6 +29,9 @@ type Result struct {
 	// CheckerMessage is the checker's whole message (the answer's tokens included),
 	// shown to admins only.
 	CheckerMessage string
+	// Score is the case's own score when HasScore: a Kattis validator's score.txt.
+	Score    float64
+	HasScore bool
 }
 
 // The compare modes.
@@ -40,13 +44,44 @@ const (
 
 func ac() Result { return Result{Verdict: job.VerdictAC, Points: 1} }
 
+// Options refine the tokens and float modes; the zero value compares tokens byte for
+// byte with any whitespace between them. Together they are the Kattis default output
+// validator's flags (case_sensitive, space_change_sensitive, float_absolute_tolerance,
+// float_relative_tolerance, float_tolerance).
+type Options struct {
+	// CaseInsensitive takes ASCII letters A-Z as equal to a-z in tokens that are not
+	// compared as numbers (Kattis's default, without case_sensitive).
+	CaseInsensitive bool
+	// SpaceSensitive requires every run of whitespace (leading and trailing ones too)
+	// to be the answer's, byte for byte.
+	SpaceSensitive bool
+	// Float compares every answer token that is a decimal number with the solution's as
+	// numbers: the solution's must be one too (in any decimal formatting: 0.0314 and
+	// 3.14e-2 are equal), within AbsTol or within RelTol·|answer| (either accepts; 0 is
+	// no tolerance of that kind).
+	Float          bool
+	AbsTol, RelTol float64
+}
+
 // Compare compares a solution's output with the answer. Modes:
 //   - lines: equal once trailing whitespace of every line and trailing blank lines are
 //     dropped → AC; otherwise equal as tokens → PE; otherwise WA.
 //   - exact: byte-equal → AC; equal as tokens → PE; otherwise WA.
 //   - tokens: equal as whitespace-separated tokens → AC; otherwise WA.
 //   - float: tokens pairwise equal, numbers within eps (absolute or relative) → AC.
+//
+// Whitespace is space, tab, line feed, carriage return, form feed and vertical tab.
 func Compare(mode string, eps float64, out, ans []byte) (Result, error) {
+	o := Options{}
+	if mode == Float {
+		o = Options{Float: true, AbsTol: eps, RelTol: eps}
+	}
+	return CompareWith(mode, o, out, ans)
+}
+
+// CompareWith is Compare with the tokens and float modes refined by o (the lines and
+// exact modes take no options).
+func CompareWith(mode string, o Options, out, ans []byte) (Result, error) {
 	switch mode {
 	case Lines:
 		if bytes.Equal(normLines(out), normLines(ans)) {
@@ -58,14 +93,15 @@ func Compare(mode string, eps float64, out, ans []byte) (Result, error) {
 			return ac(), nil
 		}
 		return spacing(out, ans), nil
-	case Tokens:
-		if d := diffTokens(out, ans, 0); d.differs() {
+	case Tokens, Float:
+		if mode == Tokens {
+			o.Float = false
+		}
+		if d := diffTokensWith(out, ans, o); d.differs() {
 			return d.result(), nil
 		}
-		return ac(), nil
-	case Float:
-		if d := diffTokens(out, ans, eps); d.differs() {
-			return d.result(), nil
+		if o.SpaceSensitive && !sameSpacing(out, ans) {
+			return Result{Verdict: job.VerdictWA, Message: "wrong whitespace", CheckerMessage: "wrong whitespace"}, nil
 		}
 		return ac(), nil
 	}
@@ -74,7 +110,7 @@ func Compare(mode string, eps float64, out, ans []byte) (Result, error) {
 
 // spacing decides a mismatch: PE when only the whitespace differs.
 func spacing(out, ans []byte) Result {
-	d := diffTokens(out, ans, 0)
+	d := diffTokens(out, ans)
 	if !d.differs() {
 		return Result{Verdict: job.VerdictPE, Message: "wrong whitespace", CheckerMessage: "wrong whitespace"}
 	}
@@ -122,33 +158,148 @@ func (d tokenDiff) result() Result {
 	return r
 }
 
-// diffTokens compares out and ans as whitespace-separated tokens (numbers within eps
-// when eps > 0) and returns the first difference, if any.
-func diffTokens(out, ans []byte, eps float64) tokenDiff {
-	o, a := bytes.Fields(out), bytes.Fields(ans)
-	for i := 0; i < len(o) && i < len(a); i++ {
-		if bytes.Equal(o[i], a[i]) {
-			continue
+// diffTokens compares out and ans as whitespace-separated tokens, byte for byte, and
+// returns the first difference, if any.
+func diffTokens(out, ans []byte) tokenDiff { return diffTokensWith(out, ans, Options{}) }
+
+// diffTokensWith compares out and ans as whitespace-separated tokens under o.
+func diffTokensWith(out, ans []byte, o Options) tokenDiff {
+	ot, at := fields(out), fields(ans)
+	for i := 0; i < len(ot) && i < len(at); i++ {
+		if !tokenEqual(ot[i], at[i], o) {
+			return tokenDiff{index: i + 1, found: ot[i], expect: at[i], nOut: len(ot), nAns: len(at)}
 		}
-		if eps > 0 && floatsClose(o[i], a[i], eps) {
-			continue
-		}
-		return tokenDiff{index: i + 1, found: o[i], expect: a[i], nOut: len(o), nAns: len(a)}
 	}
-	return tokenDiff{nOut: len(o), nAns: len(a)}
+	return tokenDiff{nOut: len(ot), nAns: len(at)}
 }
 
-func floatsClose(o, a []byte, eps float64) bool {
-	x, err1 := strconv.ParseFloat(string(o), 64)
-	y, err2 := strconv.ParseFloat(string(a), 64)
-	if err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(y) {
+// tokenEqual decides one token: an answer token that is a number is compared as one
+// when o.Float (the solution's must then be a number too), any other byte for byte,
+// or up to ASCII case.
+func tokenEqual(out, ans []byte, o Options) bool {
+	if o.Float {
+		if y, ok := parseDecimal(ans); ok {
+			x, ok := parseDecimal(out)
+			if !ok {
+				return false
+			}
+			d := math.Abs(x - y)
+			return d <= o.AbsTol || d <= o.RelTol*math.Abs(y)
+		}
+	}
+	if o.CaseInsensitive {
+		return asciiEqualFold(out, ans)
+	}
+	return bytes.Equal(out, ans)
+}
+
+// parseDecimal parses a token of the Kattis format's float grammar: an optional sign,
+// digits with an optional decimal point (1, 1., .5, 1.5), an optional exponent. Hex,
+// inf and nan, which strconv would take, are tokens like any other.
+func parseDecimal(b []byte) (float64, bool) {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i, digits = i+1, digits+1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i, digits = i+1, digits+1
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		exp := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i, exp = i+1, exp+1
+		}
+		if exp == 0 {
+			return 0, false
+		}
+	}
+	if i != len(b) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return v, true
+}
+
+func asciiEqualFold(a, b []byte) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	if math.IsInf(x, 0) || math.IsInf(y, 0) {
-		return x == y
+	for i := range a {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
 	}
-	d := math.Abs(x - y)
-	return d <= eps || d <= eps*math.Abs(y)
+	return true
+}
+
+// isSpace is the whitespace that separates tokens: the six ASCII ones, never a
+// multi-byte character.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// fields splits b into tokens at runs of isSpace.
+func fields(b []byte) [][]byte {
+	var out [][]byte
+	start := -1
+	for i, c := range b {
+		switch {
+		case isSpace(c) && start >= 0:
+			out = append(out, b[start:i])
+			start = -1
+		case !isSpace(c) && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, b[start:])
+	}
+	return out
+}
+
+// sameSpacing reports whether out's runs of whitespace (leading and trailing ones
+// included) are ans's, byte for byte; the tokens are already known to match in number.
+func sameSpacing(out, ans []byte) bool {
+	return bytes.Equal(spaces(out), spaces(ans))
+}
+
+// spaces is b's whitespace with each token replaced by one NUL, so that runs stay apart.
+func spaces(b []byte) []byte {
+	out := make([]byte, 0, 64)
+	in := false
+	for _, c := range b {
+		switch {
+		case isSpace(c):
+			out, in = append(out, c), false
+		case !in:
+			out, in = append(out, 0), true
+		}
+	}
+	return out
 }
 
 func excerpt(b []byte) string {

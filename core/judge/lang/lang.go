@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,12 @@ type Language struct {
 	MemoryFactor  float64       `yaml:"memory_factor"`
 	ReadOnlyPaths []string      `yaml:"read_only_paths"`
 	Processes     int           `yaml:"processes"`
+	// ClassFromSource (Java) names the source file and the class run after the
+	// source's main class (JavaMainClass), as Kattis, DOMjudge and Codeforces do: a
+	// public class Different is compiled as Different.java and run as Different.
+	// SourceFile's stem is the class when the source names none. {class} in the
+	// run command is the class.
+	ClassFromSource bool `yaml:"class_from_source"`
 	// OOMMarker, when found in a failed run's stderr, turns RE into MLE: runtimes that
 	// raise their own out-of-memory error (JVM heap, Python MemoryError) before the
 	// cgroup kills them.
@@ -69,9 +76,25 @@ type CompileCache struct {
 // Compiled reports whether the language has a compile step.
 func (l *Language) Compiled() bool { return len(l.Compile) > 0 }
 
+// Entry returns the file a submission's source is written to and the class it runs
+// as ({class}): the language's source_file and its stem, or with ClassFromSource the
+// source's main class.
+func (l *Language) Entry(source string) (file, class string) {
+	class = strings.TrimSuffix(l.SourceFile, path.Ext(l.SourceFile))
+	if !l.ClassFromSource {
+		return l.SourceFile, class
+	}
+	if c := JavaMainClass(source); c != "" {
+		class = c
+	}
+	simple := class[strings.LastIndexByte(class, '.')+1:]
+	return simple + path.Ext(l.SourceFile), class
+}
+
 // Vars are the values substituted for the placeholders of a command.
 type Vars struct {
 	Src      string
+	Class    string
 	MemoryMB int
 	PCHDir   string
 	Out      string
@@ -80,7 +103,7 @@ type Vars struct {
 
 // Expand returns argv with the placeholders replaced.
 func Expand(argv []string, v Vars) []string {
-	r := strings.NewReplacer("{src}", v.Src, "{memory_mb}", strconv.Itoa(v.MemoryMB),
+	r := strings.NewReplacer("{src}", v.Src, "{class}", v.Class, "{memory_mb}", strconv.Itoa(v.MemoryMB),
 		"{pch_dir}", v.PCHDir, "{out}", v.Out, "{work_dir}", v.WorkDir)
 	out := make([]string, len(argv))
 	for i, a := range argv {

@@ -27,8 +27,14 @@ func TestDocumentedFormat(t *testing.T) {
 		return keys
 	}
 	var known []string
+	// A scoring group's groups are groups again: each field's keys are listed once.
+	seen := map[*field]bool{}
 	var walk func(f *field, path string)
 	walk = func(f *field, path string) {
+		if seen[f] {
+			return
+		}
+		seen[f] = true
 		for i := range f.fields {
 			p := join(path, f.fields[i].key)
 			known = append(known, p)

@@ -28,6 +28,10 @@ var (
 	ErrBadInteractor   = errors.New("bad interactor")
 	ErrUnsupportedFile = errors.New("unsupported entry")
 	ErrLayout          = errors.New("unclear package layout")
+	ErrBadSubmissions  = errors.New("bad labeled submissions")
+	// ErrUnsupported is a feature of a Kattis or Polygon package that oj cannot honour
+	// (multi-pass, custom graders, …): refused, never ignored.
+	ErrUnsupported = errors.New("unsupported feature")
 )
 
 // InvalidError says why a package was rejected: Reason is one of the Err* values above,

@@ -83,7 +83,11 @@ func (l *layout) addParents(name string) error {
 // "D/" when every entry that is not left out sits in the one folder D, which holds
 // problem.yaml (what zipping the package's folder, rather than its content, gives).
 // Anything else is refused with what was found.
-func findRoot(entries []zipEntry) (string, error) {
+func findRoot(entries []zipEntry) (string, error) { return findRootFor(entries, "problem.yaml") }
+
+// findRootFor is findRoot with another marker file than problem.yaml (a Polygon
+// package's problem.xml).
+func findRootFor(entries []zipEntry, marker string) (string, error) {
 	var files, folders, yamlIn []string
 	seen := map[string]bool{}
 	atTop := false
@@ -93,9 +97,9 @@ func findRoot(entries []zipEntry) (string, error) {
 		}
 		first, rest, nested := strings.Cut(e.name, "/")
 		switch {
-		case e.name == "problem.yaml" && !e.dir:
+		case e.name == marker && !e.dir:
 			atTop = true
-		case rest == "problem.yaml" && !e.dir:
+		case rest == marker && !e.dir:
 			yamlIn = append(yamlIn, first+"/")
 		}
 		top := first
@@ -114,13 +118,13 @@ func findRoot(entries []zipEntry) (string, error) {
 	}
 	switch {
 	case atTop && len(yamlIn) > 0:
-		return "", invalid(ErrLayout, "problem.yaml", "is both at the top level and in %s: zip one package, with its problem.yaml at the top or in a single folder", yamlIn[0])
+		return "", invalid(ErrLayout, marker, "is both at the top level and in %s: zip one package, with its %s at the top or in a single folder", yamlIn[0], marker)
 	case atTop:
 		return "", nil
 	case len(yamlIn) == 1 && len(folders) == 1 && len(files) == 0:
 		return yamlIn[0], nil
 	case len(yamlIn) > 1:
-		return "", invalid(ErrLayout, "", "the zip holds several packages (problem.yaml in %s): upload one package per problem", list(yamlIn))
+		return "", invalid(ErrLayout, "", "the zip holds several packages (%s in %s): upload one package per problem", marker, list(yamlIn))
 	}
 	var kinds []string
 	if len(folders) > 0 {
@@ -138,9 +142,9 @@ func findRoot(entries []zipEntry) (string, error) {
 		where = "at the top level or in " + folders[0]
 	}
 	if len(yamlIn) == 1 {
-		return "", invalid(ErrLayout, "problem.yaml", "is in %s, but the zip holds more than that folder (%s): zip the folder alone or the package's content", yamlIn[0], found)
+		return "", invalid(ErrLayout, marker, "is in %s, but the zip holds more than that folder (%s): zip the folder alone or the package's content", yamlIn[0], found)
 	}
-	return "", invalid(ErrMissingFile, "problem.yaml", "the package has no problem.yaml %s; the zip holds %s", where, found)
+	return "", invalid(ErrMissingFile, marker, "the package has no %s %s; the zip holds %s", marker, where, found)
 }
 
 // zipEntry is an entry's validated name (a directory's without its trailing '/').

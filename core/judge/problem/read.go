@@ -256,6 +256,52 @@ func (b *unpackBudget) inflate(f *zip.File, name string, w io.Writer) (int64, er
 	return n, nil
 }
 
+// ReadFile returns a file's content, refusing one over max bytes (ErrTooLarge) and a
+// name the package does not hold (ErrMissingFile). Only a package from Read has
+// content to read.
+func (p *Package) ReadFile(name string, max int64) ([]byte, error) {
+	size, ok := p.files[name]
+	if !ok {
+		return nil, invalid(ErrMissingFile, name, "the package has no %s", name)
+	}
+	if size > max {
+		return nil, invalid(ErrTooLarge, name, "%d bytes, over %d", size, max)
+	}
+	if p.zr == nil {
+		return nil, errors.New("read file: package was not read from a zip")
+	}
+	for _, f := range p.zr.File {
+		if n, ok := place(p.root, f.Name); ok && n == name && !strings.HasSuffix(f.Name, "/") {
+			var buf bytes.Buffer
+			budget := unpackBudget{lim: Limits{MaxFileBytes: max, MaxTotalBytes: max}}
+			if _, err := budget.inflate(f, name, &buf); err != nil {
+				return nil, err
+			}
+			return buf.Bytes(), nil
+		}
+	}
+	return nil, invalid(ErrMissingFile, name, "the package has no %s", name)
+}
+
+// Open returns a reader of a file's content (a statement, a sample), inflated as it
+// is read; the caller closes it.
+func (p *Package) Open(name string) (io.ReadCloser, int64, error) {
+	size, ok := p.files[name]
+	if !ok || p.zr == nil {
+		return nil, 0, invalid(ErrMissingFile, name, "the package has no %s", name)
+	}
+	for _, f := range p.zr.File {
+		if n, ok := place(p.root, f.Name); ok && n == name && !strings.HasSuffix(f.Name, "/") {
+			rc, err := f.Open()
+			if err != nil {
+				return nil, 0, invalid(ErrCorrupt, name, "%v", err)
+			}
+			return rc, size, nil
+		}
+	}
+	return nil, 0, invalid(ErrMissingFile, name, "the package has no %s", name)
+}
+
 // readSmall returns a small file's content (problem.yaml).
 func (p *Package) readSmall(name string) ([]byte, error) {
 	size, ok := p.files[name]
@@ -345,11 +391,12 @@ func (p *Package) CaseCount() int { return p.cases }
 // Subtasks returns the subtasks (nil: every case weighs the same).
 func (p *Package) Subtasks() []Subtask { return p.Spec.Subtasks }
 
-// CheckerType is lines, exact, tokens, float or testlib.
+// CheckerType is lines, exact, tokens, float, testlib or kattis.
 func (p *Package) CheckerType() string { return p.Spec.Checker.Type }
 
-// Interactive reports whether the problem has an interactor.
-func (p *Package) Interactive() bool { return p.Spec.Interactor != "" }
+// Interactive reports whether the problem is interactive: a testlib interactor, or a
+// kattis validator run as one.
+func (p *Package) Interactive() bool { return p.Spec.Interactor != "" || p.Spec.Interactive }
 
 // Files lists the package's regular files.
 func (p *Package) Files() []string {

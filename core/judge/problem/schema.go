@@ -42,10 +42,17 @@ var schema = field{kind: kindMap, want: "a mapping of keys (title: …, time_lim
 	{key: "title", kind: kindString, want: fmt.Sprintf("text of 1..%d characters", maxTitle)},
 	{key: "time_limit_ms", kind: kindInt, want: fmt.Sprintf("a whole number of milliseconds, 1..%d", maxTimeLimitMS)},
 	{key: "memory_limit_mb", kind: kindInt, want: fmt.Sprintf("a whole number of MiB, 1..%d", maxMemoryLimitMB)},
+	{key: "output_limit_mb", kind: kindInt, want: fmt.Sprintf("a whole number of MiB, 1..%d", maxMemoryLimitMB)},
 	{key: "checker", kind: kindMap, want: "a mapping such as {type: lines}", fields: []field{
 		{key: "type", kind: kindString, want: "one of " + checkerTypes},
 		{key: "epsilon", kind: kindNumber, want: "a number in (0, 1)"},
 		{key: "source", kind: kindString, want: "a C or C++ file name such as checker.cpp"},
+		{key: "case_sensitive", kind: kindBool, want: "true or false"},
+		{key: "space_change_sensitive", kind: kindBool, want: "true or false"},
+		{key: "absolute_tolerance", kind: kindNumber, want: "a number in [0, 1e9)"},
+		{key: "relative_tolerance", kind: kindNumber, want: "a number in [0, 1e9)"},
+		{key: "args", kind: kindList, want: "a list of arguments such as [float_tolerance, \"1e-6\"]",
+			elem: &field{kind: kindString, want: "an argument (text)"}},
 	}},
 	{key: "interactor", kind: kindString, want: "a C or C++ file name such as interactor.cpp"},
 	{key: "stop_on_first_failure", kind: kindBool, want: "true or false"},
@@ -58,10 +65,58 @@ var schema = field{kind: kindMap, want: "a mapping of keys (title: …, time_lim
 	{key: "samples", kind: kindList, want: "a list of case numbers such as [1, 2]",
 		elem: &field{kind: kindInt, want: "a case number (1, 2, …)"}},
 	{key: "public_tests", kind: kindBool, want: "true or false"},
+	{key: "interactive", kind: kindBool, want: "true or false"},
+	groupSchema,
+	{key: "timing", kind: kindMap, want: "a mapping such as {derive: true, ac_to_time_limit: 2}", fields: []field{
+		{key: "derive", kind: kindBool, want: "true or false"},
+		{key: "ac_to_time_limit", kind: kindNumber, want: "a number in [1, 100]"},
+		{key: "time_limit_to_tle", kind: kindNumber, want: "a number in [1, 100]"},
+		{key: "resolution_ms", kind: kindInt, want: "a whole number of milliseconds, 1..60000"},
+	}},
+	{key: "submissions", kind: kindList, want: "a list such as [{source: submissions/accepted/a.cpp, language: cpp17, expect: [AC]}]",
+		elem: &field{kind: kindMap, want: "a mapping such as {source: submissions/accepted/a.cpp, language: cpp17, expect: [AC]}", fields: []field{
+			{key: "source", kind: kindString, want: "a file under submissions/"},
+			{key: "language", kind: kindString, want: "a language id such as cpp17"},
+			{key: "expect", kind: kindList, want: "a list of verdicts such as [AC]", elem: &field{kind: kindString, want: "a verdict: AC, WA, PE, PC, TLE, MLE, OLE, RE"}},
+			{key: "label", kind: kindString, want: "text"},
+			{key: "time_limit", kind: kindBool, want: "true or false"},
+			{key: "note", kind: kindString, want: "text"},
+		}}},
 }}
 
+// groupSchema is a scoring group; its groups are groups again (tied in init).
+var groupSchema = field{key: "scoring", kind: kindMap, want: "a mapping such as {aggregate: sum, groups: [...]}", fields: []field{
+	{key: "name", kind: kindString, want: "text"},
+	{key: "cases", kind: kindList, want: "a list of case numbers such as [1, 2, 3]", elem: &field{kind: kindInt, want: "a case number (1, 2, …)"}},
+	{key: "groups", kind: kindList, want: "a list of groups"},
+	{key: "aggregate", kind: kindString, want: "one of " + aggregates},
+	{key: "verdict", kind: kindString, want: "one of " + verdictModes},
+	{key: "accept_if_any_accepted", kind: kindBool, want: "true or false"},
+	{key: "ignore", kind: kindBool, want: "true or false"},
+	{key: "on_reject", kind: kindString, want: "break or continue"},
+	{key: "accept_score", kind: kindNumber, want: "a number"},
+	{key: "reject_score", kind: kindNumber, want: "a number"},
+	{key: "range", kind: kindList, want: "two numbers such as [0, 100]", elem: &field{kind: kindNumber, want: "a number"}},
+}}
+
+func init() {
+	// A group's groups are groups: the scoring field refers to itself there, so nested
+	// groups are checked all the way down (as deep as the YAML goes; checkScoring bounds it).
+	for i := range schema.fields {
+		if schema.fields[i].key != "scoring" {
+			continue
+		}
+		sc := &schema.fields[i]
+		for j := range sc.fields {
+			if sc.fields[j].key == "groups" {
+				sc.fields[j].elem = sc
+			}
+		}
+	}
+}
+
 // checkerTypes lists the checker types as errors and the schema name them.
-const checkerTypes = "lines, exact, tokens, float, testlib"
+const checkerTypes = "lines, exact, tokens, float, testlib, kattis"
 
 // lineMap records where each key's value sits in problem.yaml, by its full name.
 type lineMap map[string]int

@@ -1,0 +1,108 @@
+package formats
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"oj/core/judge/problem"
+	"oj/core/judge/problem/problemtest"
+)
+
+// TestSharedPackages imports the real packages of ../shared/problems: each converts to
+// a package oj's reader accepts, or is refused for what it is (hangman: multi-pass).
+func TestSharedPackages(t *testing.T) {
+	root := problemtest.SharedProblems()
+	if root == "" {
+		t.Skip("../shared/problems is absent (real Kattis and Polygon packages, kept beside the repository): nothing to import")
+	}
+	cases := []struct {
+		dir, format, version string
+		cases                int
+		refused              string
+		check                func(t *testing.T, im *Imported)
+	}{
+		{dir: "kattis/hello", format: Kattis, version: "legacy", cases: 1, check: func(t *testing.T, im *Imported) {
+			s := im.Package.Spec
+			if s.MemoryLimitMB != 512 || s.Checker.Type != "tokens" || s.Checker.IsCaseSensitive() || !s.Timing.Derive || len(s.Samples) != 0 {
+				t.Fatalf("spec %+v", s)
+			}
+		}},
+		{dir: "kattis/different", format: Kattis, version: "legacy", cases: 3, check: func(t *testing.T, im *Imported) {
+			s := im.Package.Spec
+			if s.Checker.Type != "kattis" || s.Checker.Source != "validator/validate.cc" || s.Timing.TimeLimitToTLE != 4 || len(s.Samples) != 1 {
+				t.Fatalf("spec %+v", s)
+			}
+			java := 0
+			for _, sub := range s.Submissions {
+				if sub.Language == "java17" {
+					java++
+				}
+			}
+			if java != 1 || len(s.Submissions) < 15 {
+				t.Fatalf("submissions %+v", s.Submissions)
+			}
+		}},
+		{dir: "kattis/guess", format: Kattis, version: "2023-07-draft", cases: 10, check: func(t *testing.T, im *Imported) {
+			s := im.Package.Spec
+			if !s.Interactive || !im.Package.Interactive() || s.Checker.Type != "kattis" || s.Timing.TimeLimitToTLE != 4 {
+				t.Fatalf("spec %+v", s)
+			}
+		}},
+		{dir: "kattis/oddecho", format: Kattis, version: "2023-07-draft", cases: 18, check: func(t *testing.T, im *Imported) {
+			s := im.Package.Spec
+			if s.Scoring == nil || s.Scoring.MaxScore() != 100 || len(s.Samples) != 2 {
+				t.Fatalf("spec %+v", s)
+			}
+		}},
+		{dir: "kattis/fltcmp", format: Kattis, version: "legacy", cases: 4, check: func(t *testing.T, im *Imported) {
+			s := im.Package.Spec
+			abs, rel := s.Checker.Tolerances()
+			if s.Checker.Type != "float" || abs != 1e-6 || rel != 1e-6 || s.TimeLimitMS != 5000 {
+				t.Fatalf("spec %+v", s)
+			}
+		}},
+		{dir: "kattis/hangman", refused: "multi-pass"},
+		{dir: "polygon/abs-problem-bfs", format: Polygon, cases: 63, check: func(t *testing.T, im *Imported) {
+			s := im.Package.Spec
+			if s.Checker.Type != "testlib" || s.TimeLimitMS != 1000 || s.MemoryLimitMB != 256 || len(s.Samples) != 3 || len(s.Submissions) != 4 {
+				t.Fatalf("spec %+v", s)
+			}
+		}},
+		{dir: "polygon/smallest-amount", format: Polygon},
+	}
+	for _, c := range cases {
+		t.Run(c.dir, func(t *testing.T) {
+			body, err := problemtest.ZipDir(filepath.Join(root, c.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, err := Import(body, "", problem.DefaultLimits())
+			if c.refused != "" {
+				if err == nil || !problem.IsInvalid(err) || !strings.Contains(err.Error(), c.refused) {
+					t.Fatalf("err = %v, want a refusal naming %q", err, c.refused)
+				}
+				t.Logf("refused: %v", err)
+				return
+			}
+			if err != nil {
+				t.Fatalf("import: %v", err)
+			}
+			if im.Import.Format != c.format || (c.version != "" && im.Import.Version != c.version) {
+				t.Fatalf("read as %s %s", im.Import.Format, im.Import.Version)
+			}
+			if c.cases > 0 && im.Package.CaseCount() != c.cases {
+				t.Fatalf("%d cases, want %d", im.Package.CaseCount(), c.cases)
+			}
+			if c.check != nil {
+				c.check(t, im)
+			}
+			for _, m := range im.Import.Mapped {
+				t.Logf("  %s → %s", m.From, m.To)
+			}
+			for _, n := range im.Import.Notes {
+				t.Logf("  note: %s", n)
+			}
+		})
+	}
+}
