@@ -15,6 +15,9 @@ type Metrics struct {
 	Window     *prometheus.GaugeVec
 	Waiting    *prometheus.GaugeVec
 	OldestWait *prometheus.GaugeVec
+	// NoWorker counts, per lane and language, the job rows held back because no live
+	// active worker runs their language (capable.go).
+	NoWorker *prometheus.GaugeVec
 }
 
 // NewMetrics registers the dispatcher's metrics with reg (nil: not registered).
@@ -48,10 +51,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		OldestWait: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "oj_lane_oldest_wait_seconds", Help: "How long the oldest submission waiting in a lane's outbox has waited.",
 		}, []string{"lane"}),
+		NoWorker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_lane_waiting_no_worker", Help: "Submissions held in the outbox because no live active worker runs their language, by lane and language.",
+		}, []string{"lane", "language"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
-			m.Window, m.Waiting, m.OldestWait)
+			m.Window, m.Waiting, m.OldestWait, m.NoWorker)
 	}
 	return m
 }

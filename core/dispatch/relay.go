@@ -26,6 +26,7 @@ type Dispatcher struct {
 	metrics *Metrics
 	wake    chan struct{}
 	fair    *fairness
+	capable capability
 }
 
 // New returns a dispatcher.
@@ -130,8 +131,8 @@ func (d *Dispatcher) relayLoop(ctx context.Context) {
 const heldPoll = 100 * time.Millisecond
 
 // RelayOnce relays one batch of due rows that are not jobs, then each job lane's due
-// rows in fair order as far as the lane has room (fair.go). It returns how many rows it
-// relayed.
+// rows in fair order as far as the lane has room (fair.go), of the languages its live
+// workers run (capable.go). It returns how many rows it relayed.
 func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 	total, err := d.relayRows(ctx, func(db store.DB) ([]store.OutboxRow, error) {
 		return store.ClaimOutbox(ctx, db, d.cfg.BatchSize)
@@ -139,6 +140,8 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	live := d.capacity(ctx)
+	d.countHeld(ctx)
 	for _, lane := range job.Lanes {
 		room, least := d.room(ctx, lane)
 		if room < least {
@@ -147,7 +150,7 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 		}
 		limit := min(room, d.cfg.BatchSize)
 		n, err := d.relayRows(ctx, func(db store.DB) ([]store.OutboxRow, error) {
-			return store.ClaimLaneJobs(ctx, db, lane, limit)
+			return store.ClaimLaneJobs(ctx, db, lane, limit, languagesFor(live, lane))
 		})
 		if err != nil {
 			return total, err

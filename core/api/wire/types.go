@@ -55,6 +55,9 @@ type Submission struct {
 	Cases      []Case     `json:"cases"`
 	// Metadata is what the submit carried ({} when nothing).
 	Metadata map[string]string `json:"metadata"`
+	// Waiting says why a queued submission is not being judged when that is not just its
+	// turn: "queued: no live worker runs java17". Absent otherwise.
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Terminal reports whether the submission's state is final.
