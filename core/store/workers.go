@@ -63,14 +63,7 @@ func AnnounceWorker(ctx context.Context, db DB, name string, a Announcement) (Wo
 	if err != nil {
 		return "", "", fmt.Errorf("announce worker: %w", err)
 	}
-	errs := a.RecentErrors
-	if errs == nil {
-		errs = []WorkerError{}
-	}
-	for i := range errs {
-		errs[i].Error = Text(clip(errs[i].Error, 500))
-	}
-	recent, err := json.Marshal(errs)
+	recent, err := recentJSON(a.RecentErrors)
 	if err != nil {
 		return "", "", fmt.Errorf("announce worker: %w", err)
 	}
@@ -89,6 +82,16 @@ func AnnounceWorker(ctx context.Context, db DB, name string, a Announcement) (Wo
 		return "", "", fmt.Errorf("announce worker: %w", err)
 	}
 	return st, reason, nil
+}
+
+// recentJSON is the recent_errors column of errs, each error clipped.
+func recentJSON(errs []WorkerError) ([]byte, error) {
+	out := make([]WorkerError, len(errs))
+	for i, e := range errs {
+		e.Error = Text(clip(e.Error, 500))
+		out[i] = e
+	}
+	return json.Marshal(out)
 }
 
 // WorkerStateOf reads worker name's state and its reason; ErrNotFound without a row.
@@ -134,11 +137,17 @@ func SetWorkerState(ctx context.Context, db DB, name string, state WorkerState, 
 	return prev, nil
 }
 
-// Quarantine sets worker name quarantined with the reason, unless an operator already set
-// it apart (draining or disabled stay as they are). It reports whether the state changed.
-func Quarantine(ctx context.Context, db DB, name, reason string, now time.Time) (bool, error) {
-	tag, err := db.Exec(ctx, `UPDATE workers SET state = 'quarantined', state_reason = $2, state_by = $1, state_at = $3
-		WHERE name = $1 AND state = 'active'`, Text(name), Text(clip(reason, 2000)), now)
+// Quarantine sets worker name quarantined with the reason and the errors that led to it,
+// unless an operator already set it apart (draining or disabled stay as they are). It
+// reports whether the state changed.
+func Quarantine(ctx context.Context, db DB, name, reason string, errs []WorkerError, now time.Time) (bool, error) {
+	recent, err := recentJSON(errs)
+	if err != nil {
+		return false, fmt.Errorf("quarantine worker: %w", err)
+	}
+	tag, err := db.Exec(ctx, `UPDATE workers SET state = 'quarantined', state_reason = $2, state_by = $1, state_at = $3,
+		       recent_errors = $4
+		WHERE name = $1 AND state = 'active'`, Text(name), Text(clip(reason, 2000)), now, recent)
 	if err != nil {
 		return false, fmt.Errorf("quarantine worker: %w", err)
 	}

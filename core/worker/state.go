@@ -199,7 +199,7 @@ func (w *Worker) persistQuarantine(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.cfg.StoreTimeout)
 	defer cancel()
-	changed, err := store.Quarantine(ctx, w.db, w.cfg.Name, reason, w.clock.Now())
+	changed, err := store.Quarantine(ctx, w.db, w.cfg.Name, reason, w.health.recent(), w.clock.Now())
 	if err != nil {
 		w.log.Warn("store the quarantine (retried)", "err", err)
 		return
