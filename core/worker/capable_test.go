@@ -271,4 +271,3 @@ func TestWorkerQuarantinesItselfAfterSystemErrors(t *testing.T) {
 		}
 	}
 }
-
