@@ -263,6 +263,8 @@ func TestConfirmDialogs(t *testing.T) {
 		{"trim_lane", "overview", []string{"t"}, "trim"},
 		{"rejudge", "submissions", []string{"J"}, "rejudge"},
 		{"cancel", "submissions", []string{"X"}, "cancel"},
+		{"drain_worker", "workers", []string{"D"}, "worker_state"},
+		{"enable_worker", "workers", []string{"down", "A"}, "worker_state"},
 	}
 	for _, c := range cases {
 		for _, s := range sizes {
@@ -339,6 +341,8 @@ func TestDetailPanesAndTrace(t *testing.T) {
 			h.golden("detail_overview_lane_" + size(s.w, s.h))
 			h.keys("esc", ":", "out", "enter", "enter")
 			h.golden("detail_outbox_" + size(s.w, s.h))
+			h.keys("esc", ":", "workers", "enter", "down", "enter")
+			h.golden("detail_worker_" + size(s.w, s.h))
 		})
 	}
 }

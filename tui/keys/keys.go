@@ -31,6 +31,9 @@ type Map struct {
 	Trim       key.Binding // safe trim of the selected lane
 	Rejudge    key.Binding
 	Cancel     key.Binding
+	Drain      key.Binding // drain the selected worker
+	Disable    key.Binding
+	Enable     key.Binding
 
 	Yes, No key.Binding // the confirm dialog
 }
@@ -65,6 +68,9 @@ func Default() Map {
 		Trim:       b("trim", "t"),
 		Rejudge:    b("rejudge", "J"),
 		Cancel:     b("cancel", "X"),
+		Drain:      b("drain", "D"),
+		Disable:    b("disable", "O"),
+		Enable:     b("enable", "A"),
 		Yes:        b("yes", "y", "Y"),
 		No:         key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n", "no")),
 	}
