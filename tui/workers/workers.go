@@ -141,7 +141,9 @@ func (m *Model) detail(name string) string {
 	st := m.ctx.Styles
 	now := m.ctx.Now()
 	var b strings.Builder
-	line := func(label, value string) { fmt.Fprintf(&b, "%s %s\n", st.Label.Render(fmt.Sprintf("%-12s", label)), value) }
+	line := func(label, value string) {
+		fmt.Fprintf(&b, "%s %s\n", st.Label.Render(fmt.Sprintf("%-12s", label)), value)
+	}
 	line("State", state(w))
 	if w.Reason != "" {
 		for i, l := range shared.Wrap(shared.Safe(w.Reason), max(20, m.width-14)) {
