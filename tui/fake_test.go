@@ -59,6 +59,8 @@ func (f *fake) Overview(context.Context) (*wire.Overview, error) {
 		Submissions:  []wire.StateCount{{State: "queued", Count: 15}, {State: "running", Count: 4}, {State: "finished", Count: f.finished}, {State: "dead", Count: 2}},
 		RedisVersion: "7.2.4",
 		At:           f.now(),
+		NoWorker: []wire.LanguageWaiting{{Lane: "heavy", Language: "java17", Waiting: 3, OldestWaitMS: 42_000,
+			Reason: "queued: no live worker runs java17"}},
 	}, nil
 }
 
