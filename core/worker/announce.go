@@ -27,7 +27,7 @@ func (w *Worker) stateLoop(ctx context.Context) {
 	}
 	var last time.Time
 	tick := func(ctx context.Context) {
-		w.persistQuarantine(ctx)
+		defer w.persistQuarantine(ctx) // after the first announcement, which creates the row
 		var st store.WorkerState
 		var reason string
 		var err error

@@ -235,6 +235,8 @@ func TestWorkerQuarantinesItselfAfterSystemErrors(t *testing.T) {
 	h.run(w.Run)
 	ids := h.submit(3, job.LaneLight, 5)
 	waitFor(t, func() bool { st, _ := w.State(); return st == store.WorkerQuarantined })
+	// The worker stops claiming at once, then stores the quarantine.
+	waitFor(t, func() bool { st, _, _ := store.WorkerStateOf(ctx, h.db, "sick"); return st == store.WorkerQuarantined })
 	st, reason, err := store.WorkerStateOf(ctx, h.db, "sick")
 	if err != nil || st != store.WorkerQuarantined || !strings.Contains(reason, "last 3 attempts ended in system errors") ||
 		!strings.Contains(reason, "cgroup vanished") {

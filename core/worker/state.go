@@ -103,6 +103,20 @@ func (w *Worker) obey(st store.WorkerState, reason string) {
 	}
 }
 
+// readState reads the worker's state from PostgreSQL and obeys it.
+func (w *Worker) readState(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.StoreTimeout)
+	defer cancel()
+	st, reason, err := store.WorkerStateOf(ctx, w.db, w.cfg.Name)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("read the worker's state", "err", err)
+		}
+		return
+	}
+	w.obey(st, reason)
+}
+
 // giveBackAll stops every attempt still judging; each is given back (endAttempt).
 func (w *Worker) giveBackAll() {
 	w.mu.Lock()
@@ -204,15 +218,17 @@ func (w *Worker) persistQuarantine(ctx context.Context) {
 		w.log.Warn("store the quarantine (retried)", "err", err)
 		return
 	}
-	w.health.stored()
 	if !changed {
-		// No row yet, or an operator set it apart already: PostgreSQL's state stands.
+		// No row yet (the worker has not announced itself: retried after it did), or an
+		// operator set it apart already: then PostgreSQL's state stands.
 		st, r, err := store.WorkerStateOf(ctx, w.db, w.cfg.Name)
-		if err == nil {
+		if err == nil && st != store.WorkerActive {
+			w.health.stored()
 			w.obey(st, r)
 		}
 		return
 	}
+	w.health.stored()
 	w.stateMetric(store.WorkerQuarantined)
 }
 

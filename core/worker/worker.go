@@ -310,6 +310,7 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 		return
 	}
 	var ack []string
+	parked := false
 	res, err := l.claim(ctx, ids, bySub)
 	if err != nil {
 		// PostgreSQL could not decide (some of) them: those entries stay pending and come
@@ -337,6 +338,7 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 			ack = append(ack, entryIDs...)
 			l.log.Info("entry needs no judging", "submission_id", r.ID, "attempt", r.Attempt, "reason", r.Outcome.String())
 		case store.Incapable, store.Parked:
+			parked = parked || r.Outcome == store.Parked
 			l.handBack(ctx, r, entryIDs)
 		case store.Exhausted:
 			e := store.Ending{Cause: "lease expired: the worker judging it stopped answering", CountsAsFailure: true, LeaseExpired: true}
@@ -348,6 +350,11 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 		}
 	}
 	l.ack(ctx, l.lane, ack)
+	if parked {
+		// PostgreSQL says this worker is no longer active: obey now rather than at the next
+		// state poll, so that it does not read and hand back entry after entry meanwhile.
+		l.readState(ctx)
+	}
 }
 
 // claim claims ids in one statement. Should PostgreSQL refuse the statement for good (a
