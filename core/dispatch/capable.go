@@ -26,8 +26,13 @@ import (
 // languages and answers "incapable", and the worker hands it back (core/worker).
 
 // capacityRefresh is how often the relay rereads the live workers; a worker that
-// announces itself is used within it.
-const capacityRefresh = 2 * time.Second
+// announces itself is used within it. While no worker is live at all it rereads every
+// idleCapacityRefresh, so that the first worker to start closes the ungated window
+// quickly (a worker that cannot run what the relay releases meanwhile hands it back).
+const (
+	capacityRefresh     = 2 * time.Second
+	idleCapacityRefresh = 250 * time.Millisecond
+)
 
 // waitingRefresh is how often the dispatcher counts the rows held for want of a worker.
 const waitingRefresh = 10 * time.Second
@@ -54,7 +59,11 @@ type heldKey struct {
 func (d *Dispatcher) capacity(ctx context.Context) store.Capacity {
 	c := &d.capable
 	c.mu.Lock()
-	stale := time.Since(c.at) > capacityRefresh
+	refresh := capacityRefresh
+	if c.cap.Empty() {
+		refresh = idleCapacityRefresh
+	}
+	stale := time.Since(c.at) > refresh
 	c.mu.Unlock()
 	if stale {
 		live, err := store.LiveCapacity(ctx, d.db, workerSeenWithin)

@@ -202,6 +202,9 @@ type laneCapacity struct {
 	languages map[string]bool
 }
 
+// Empty reports whether no worker is live at all.
+func (c Capacity) Empty() bool { return len(c.lanes) == 0 }
+
 // Slots is how many submissions of lane the live active workers judge at once.
 func (c Capacity) Slots(lane job.Lane) int {
 	if l := c.lanes[lane]; l != nil {
