@@ -130,8 +130,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("worker.state_poll: %v not in 100ms..1m (a drain or disable is obeyed within it)", c.StatePoll)
 	case c.QuarantineAfter < 0 || c.QuarantineAfter > 1000:
 		return fmt.Errorf("worker.quarantine_after: %d not in 0..1000 (0: never quarantine)", c.QuarantineAfter)
-	case c.HandBackDelay < 0 || c.HandBackDelay > time.Minute:
-		return fmt.Errorf("worker.handback_delay: %v not in 0..1m", c.HandBackDelay)
+	case c.HandBackDelay < 100*time.Millisecond || c.HandBackDelay > time.Minute:
+		return fmt.Errorf("worker.handback_delay: %v not in 100ms..1m (it keeps a submission this worker cannot run from circling)", c.HandBackDelay)
 	}
 	for _, l := range c.Languages {
 		if l == "" {
