@@ -63,6 +63,17 @@
 //  11. Metrics carry lanes, outcomes, verdicts and reasons as labels, never ids; logs
 //     carry submission_id, attempt and trace_id.
 //
+// Capable and operable workers (00009_workers.sql). A worker claims only the languages
+// it announced (its self-check passed) and only while its row is active: the claim
+// statement itself takes the languages and reads the row (store.ClaimBatch: outcomes
+// incapable and parked), so neither depends on the worker noticing in time. The relay
+// releases a job row only while a live, active worker of its lane runs its language
+// (dispatch/capable.go); an entry that still reaches a worker that cannot or may not run
+// it is handed back through the outbox without an attempt (worker/handback.go), so a
+// language no worker has costs waiting, never a dead letter. Drain, disable and enable go
+// through ops.SetWorkerState (audited, dry run); a quarantine is the worker's own, after
+// worker.quarantine_after system errors in a row (worker/state.go).
+//
 // Time that decides a lease comes from a clock.Clock passed in, so tests move time
 // instead of sleeping; outbox due times use PostgreSQL's clock so every relay agrees.
 package core

@@ -59,6 +59,8 @@ func (f *fake) Overview(context.Context) (*wire.Overview, error) {
 		Submissions:  []wire.StateCount{{State: "queued", Count: 15}, {State: "running", Count: 4}, {State: "finished", Count: f.finished}, {State: "dead", Count: 2}},
 		RedisVersion: "7.2.4",
 		At:           f.now(),
+		NoWorker: []wire.LanguageWaiting{{Lane: "heavy", Language: "java17", Waiting: 3, OldestWaitMS: 42_000,
+			Reason: "queued: no live worker runs java17"}},
 	}, nil
 }
 
@@ -224,7 +226,32 @@ func (f *fake) Workers(context.Context) (*wire.Workers, error) {
 			{Owner: "worker-1", Count: 16, OldestStarted: t0.Add(-12 * time.Second), NextExpiry: t0.Add(18 * time.Second)},
 			{Owner: "worker-2", Count: 15, Expired: 15, OldestStarted: t0.Add(-95 * time.Second), NextExpiry: t0.Add(-65 * time.Second)},
 		},
+		Workers: []wire.WorkerInfo{
+			{Name: "worker-1", State: "active", Lanes: map[string]int{"light": 16, "heavy": 4}, Languages: []string{"c11", "cpp17", "java17", "python3"},
+				StartedAt: t0.Add(-2 * time.Hour), LastSeen: t0.Add(-3 * time.Second), Live: true, InFlight: 16, RecentErrors: []wire.WorkerError{}},
+			{Name: "worker-2", State: "quarantined", Reason: "the last 5 attempts ended in system errors; the last: run: sandbox failure: cgroup vanished",
+				StateBy: "worker-2", StateAt: ptr(t0.Add(-90 * time.Second)), Lanes: map[string]int{"light": 16},
+				Languages: []string{"python3"}, StartedAt: t0.Add(-time.Hour), LastSeen: t0.Add(-95 * time.Second), InFlight: 15,
+				RecentErrors: []wire.WorkerError{{At: t0.Add(-91 * time.Second), SubmissionID: "0195a1b2-0000-7000-8000-0000000000bb",
+					Error: "run: sandbox failure: cgroup vanished"}}},
+			{Name: "worker-3", State: "draining", Reason: "kernel update", StateBy: "admin", StateAt: ptr(t0.Add(-5 * time.Minute)),
+				Lanes: map[string]int{"heavy": 2}, Languages: []string{"c11", "cpp17", "python3"}, StartedAt: t0.Add(-3 * time.Hour),
+				LastSeen: t0.Add(-time.Second), Live: true, RecentErrors: []wire.WorkerError{}},
+		},
 	}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (f *fake) SetWorkerState(_ context.Context, name, action, _ string, dry bool) (*wire.WorkerActionResult, error) {
+	if err := f.fail("worker_state"); err != nil {
+		return nil, err
+	}
+	to := map[string]string{"drain": "draining", "disable": "disabled", "enable": "active"}[action]
+	if dry {
+		return &wire.WorkerActionResult{DryRun: true, Name: name, From: "active", To: to, WouldChange: 1}, nil
+	}
+	return &wire.WorkerActionResult{Name: name, From: "active", To: to, Changed: 1}, nil
 }
 
 func (f *fake) Audit(context.Context, int) ([]wire.AuditEntry, error) {

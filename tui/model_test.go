@@ -266,6 +266,8 @@ func TestConfirmDialogs(t *testing.T) {
 		{"cancel", "submissions", []string{"X"}, "cancel"},
 		{"verify_problem", "problems", []string{"v"}, "verify"},
 		{"remove_problem", "problems", []string{"down", "D"}, "remove"},
+		{"drain_worker", "workers", []string{"D"}, "worker_state"},
+		{"enable_worker", "workers", []string{"down", "A"}, "worker_state"},
 	}
 	for _, c := range cases {
 		for _, s := range sizes {
@@ -344,6 +346,8 @@ func TestDetailPanesAndTrace(t *testing.T) {
 			h.golden("detail_outbox_" + size(s.w, s.h))
 			h.keys("esc", ":", "prob", "enter", "enter")
 			h.golden("detail_problem_" + size(s.w, s.h))
+			h.keys("esc", ":", "workers", "enter", "down", "enter")
+			h.golden("detail_worker_" + size(s.w, s.h))
 		})
 	}
 }

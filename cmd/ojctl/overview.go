@@ -50,6 +50,15 @@ func printOverview(p *printer, o *wire.Overview) {
 	}
 	p.table([]string{"LANE", "WAITING", "LENGTH", "PENDING", "OLDEST IDLE", "LAG", "CONSUMERS", "GROUP"}, rows)
 
+	if len(o.NoWorker) > 0 {
+		p.heading("Waiting for a worker (ojctl worker ls)")
+		rows = rows[:0]
+		for _, w := range o.NoWorker {
+			rows = append(rows, []string{w.Lane, w.Language, itoa(w.Waiting), ms(w.OldestWaitMS), w.Reason})
+		}
+		p.table([]string{"LANE", "LANGUAGE", "WAITING", "OLDEST", "REASON"}, rows)
+	}
+
 	p.heading("Queue")
 	dead := itoa(o.DeadLetters)
 	if o.DeadEstimated {

@@ -172,6 +172,9 @@ func printSubmission(p *printer, s *wire.Submission) {
 	if s.Error != "" {
 		fields = append(fields, [2]string{"Error", s.Error})
 	}
+	if s.Waiting != "" {
+		fields = append(fields, [2]string{"Waiting", s.Waiting})
+	}
 	fields = append(fields, [][2]string{
 		{"Score", ptrOr(s.Score, "-")},
 		{"Time", msPtr(s.TimeMS)},

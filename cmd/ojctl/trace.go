@@ -63,6 +63,9 @@ func printTrace(p *printer, t *wire.Trace) {
 		{"Finished", stampPtr(s.FinishedAt)},
 		{"Trace id", s.TraceID},
 	}
+	if s.Waiting != "" {
+		fields = append(fields, [2]string{"Waiting", s.Waiting})
+	}
 	if s.LastError != "" {
 		fields = append(fields, [2]string{"Last error", s.LastError})
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"oj/core/api/wire"
@@ -12,7 +14,7 @@ func newWorkersCmd(a *app) *cobra.Command {
 		Short: "Consumers per lane and the leases workers hold",
 		Long: `Show each lane's consumers (Redis: pending entries, idle and inactive time) and
 the leases held in PostgreSQL per worker (how many, how many expired, the oldest,
-the next expiry). A consumer inactive for long with pending entries is a dead worker;
+the next expiry), and each worker's state and languages (ojctl worker ls). A consumer inactive for long with pending entries is a dead worker;
 its entries are reclaimed once PostgreSQL sees its leases expire.`,
 		Example: `  ojctl workers
   ojctl workers -o json | jq '.leases[] | select(.expired > 0)'`,
@@ -32,6 +34,9 @@ its entries are reclaimed once PostgreSQL sees its leases expire.`,
 			if w.Leases == nil {
 				w.Leases = []wire.LeaseSummary{}
 			}
+			if w.Workers == nil {
+				w.Workers = []wire.WorkerInfo{}
+			}
 			return a.print(w, func(p *printer) {
 				p.heading("Consumers")
 				var rows [][]string
@@ -47,6 +52,8 @@ its entries are reclaimed once PostgreSQL sees its leases expire.`,
 					rows = append(rows, []string{l.Owner, itoa(l.Count), itoa(l.Expired), stamp(l.OldestStarted), stamp(l.NextExpiry)})
 				}
 				p.table([]string{"WORKER", "LEASES", "EXPIRED", "OLDEST STARTED", "NEXT EXPIRY"}, rows)
+				p.heading("Workers (state, languages: ojctl worker ls)")
+				printWorkers(p, w.Workers, time.Now())
 			})
 		}),
 	}

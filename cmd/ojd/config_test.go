@@ -72,6 +72,11 @@ func TestConfigUnknownKeys(t *testing.T) {
 		{"an unknown lane is Validate's to refuse", "worker:\n  concurrency:\n    lite: 4\n",
 			[]string{"worker.concurrency.lite"}},
 		{"known keys in any case", "Redis:\n  Addr: 127.0.0.1:6380\n", nil},
+		{"the keys of capable and operable workers", "worker:\n  languages: [python3, cpp17]\n  state_poll: 1s\n" +
+			"  quarantine_after: 3\n  handback_delay: 500ms\n", nil},
+		{"quarantine_after out of range", "worker:\n  quarantine_after: -1\n", []string{"worker.quarantine_after", "0: never"}},
+		{"state_poll too short", "worker:\n  state_poll: 10ms\n", []string{"worker.state_poll", "100ms..1m"}},
+		{"handback_delay zero", "worker:\n  handback_delay: 0s\n", []string{"worker.handback_delay"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -92,12 +92,16 @@ func runWorker(ctx context.Context, d *deps, ready func()) error {
 		return err
 	}
 	defer closeJudge()
+	wcfg := d.cfg.Worker
+	if wcfg.Languages, err = workerLanguages(wcfg.Languages, judge); err != nil {
+		return err
+	}
 	ready()
 	// The worker hands pending entries that vanished from Redis to the reconciler.
 	lost := newDispatcher(d)
-	w := worker.New(d.cfg.Worker, d.db, d.streams, judge, lost, clock.Real{}, d.log.With("component", "worker"),
+	w := worker.New(wcfg, d.db, d.streams, judge, lost, clock.Real{}, d.log.With("component", "worker"),
 		worker.NewMetrics(d.reg))
-	d.log.Info("worker starting", "name", w.Name(), "concurrency", d.cfg.Worker.Concurrency)
+	d.log.Info("worker starting", "name", w.Name(), "concurrency", wcfg.Concurrency, "languages", wcfg.Languages)
 	// The worker also compiles uploaded packages' checkers and interactors for the API,
 	// when it has a compiler for them.
 	if !judge.Supports("cpp17") && !judge.Supports("c11") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,8 +16,10 @@ import (
 // selfCheck proves, before the worker claims anything, that this host can judge: one
 // small run through the real pool (namespaces, the cgroup under sandbox.cgroup_parent
 // with its delegation, the seccomp filter, the per-run mounts, a work dir's write-back)
-// and every configured language's toolchain. A misconfigured host then stops at start
-// with the key to change, instead of ending submission after submission as SE.
+// and every configured language's toolchain. A misconfigured sandbox then stops the
+// worker at start with the key to change, instead of ending submission after submission
+// as SE; a language whose toolchain is missing is left out of what the worker announces
+// and claims (workerLanguages).
 // (judge.New already refused work dirs the sandbox would hide.)
 func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, workDir string, pool *sandbox.Pool, j *judge.Judge) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -32,14 +35,51 @@ func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, workDi
 		for i, m := range missing {
 			list[i] = m.String()
 		}
-		return fmt.Errorf("worker self-check: judge.languages_file: configured languages this host cannot run: %s "+
-			"(install their toolchains, or point judge.languages_file at a file without them)", strings.Join(list, "; "))
+		// Not a reason to stop: the worker announces the languages that passed and claims
+		// only those; submissions in the others wait for a worker that runs them.
+		log.Warn("worker self-check: this host cannot run some configured languages; it judges the others "+
+			"(install their toolchains to judge them here)", "missing", strings.Join(list, "; "))
 	}
 	logDynmods(log, cfg, pool)
 	d, _ := pool.Dynmods()
 	log.Info("worker self-check passed", "cgroup_version", pool.CgroupVersion(), "cgroup_favordynmods", d.On(),
 		"languages", j.Languages().IDs(), "sandbox_run_ms", res.Wall.Milliseconds())
 	return nil
+}
+
+// workerLanguages is what the worker judges and announces: the languages of
+// worker.languages (every configured one when empty) whose self-check passed. A
+// worker.languages entry that is not a configured language, or a worker left with no
+// language at all, stops it with the key to change.
+func workerLanguages(want []string, j *judge.Judge) ([]string, error) {
+	configured := j.Languages().IDs()
+	if len(want) == 0 {
+		want = configured
+	}
+	var out, lacking []string
+	for _, id := range want {
+		if _, ok := j.Languages().Get(id); !ok {
+			return nil, fmt.Errorf("worker.languages: %q is not a language of judge.languages_file (configured: %s)",
+				id, strings.Join(configured, ", "))
+		}
+		if j.Supports(id) {
+			out = append(out, id)
+		} else {
+			lacking = append(lacking, id)
+		}
+	}
+	if len(out) == 0 {
+		var why []string
+		for _, m := range j.Unavailable() {
+			if slices.Contains(lacking, m.Language) {
+				why = append(why, m.String())
+			}
+		}
+		return nil, fmt.Errorf("worker self-check: judge.languages_file: no language this worker would judge passed (%s): "+
+			"it would judge nothing; install their toolchains, or change judge.languages_file or worker.languages",
+			strings.Join(why, "; "))
+	}
+	return out, nil
 }
 
 // logDynmods says whether a run joins its cgroup cheaply on this host (see

@@ -15,7 +15,8 @@ import (
 )
 
 // A worker whose host cannot judge stops at start, naming the key to change, instead of
-// claiming submissions and ending each one as SE; a sound one says its self-check passed.
+// claiming submissions and ending each one as SE; one that lacks only some languages
+// judges the others; a sound one says its self-check passed.
 func TestWorkerSelfCheck(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the worker's sandbox needs root")
@@ -93,6 +94,54 @@ func TestWorkerSelfCheck(t *testing.T) {
 			}
 		})
 	}
+	// A host that lacks one language's toolchain starts all the same and judges the
+	// others: it says which it lacks, and announces only what passed.
+	t.Run("one toolchain missing", func(t *testing.T) {
+		partial := filepath.Join(dir, "partial.yaml")
+		if err := os.WriteFile(partial, []byte(`languages:
+  - id: c99x
+    name: C with a compiler this host lacks
+    source_file: main.c
+    compile: [/usr/bin/no-such-cc, -o, main, "{src}"]
+    run: [./main]
+    lane: heavy
+    time_factor: 1
+    memory_factor: 1
+    processes: 1
+  - id: sh
+    name: POSIX shell
+    source_file: main.sh
+    run: [/bin/sh, main.sh]
+    lane: light
+    time_factor: 1
+    memory_factor: 1
+    processes: 1
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := writeConfig(t, dir, judgeAt(dir+"/work", "  languages_file: "+partial+"\n"))
+		cmd := exec.Command(bin, "--config", cfg, "worker")
+		var logs syncBuffer
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		deadline := time.Now().Add(60 * time.Second)
+		for !strings.Contains(logs.String(), "worker starting") {
+			if time.Now().After(deadline) {
+				t.Fatalf("no start line within 60 s:\n%s", logs.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		out := logs.String()
+		for _, want := range []string{"cannot run some configured languages", "/usr/bin/no-such-cc", `"languages":["sh"]`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the log does not say %q:\n%s", want, out)
+			}
+		}
+		stopWithSIGTERM(t, cmd, "worker", &logs)
+	})
 	t.Run("sound host", func(t *testing.T) {
 		cfg := writeConfig(t, dir, judgeAt(dir+"/work", ""))
 		cmd := exec.Command(bin, "--config", cfg, "worker")

@@ -30,6 +30,11 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token
 		return err
 	})
 	s.overviewPostgres(gctx, g, now, &out)
+	g.Go(func() error {
+		var err error
+		out.NoWorker, err = s.noWorker(gctx)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return unavailable("overview", err)
 	}
@@ -153,8 +158,9 @@ func reportsInactive(version string) bool {
 	return err1 == nil && err2 == nil && (major > 7 || major == 7 && minor >= 2)
 }
 
-// workers is GET /admin/v1/workers: each lane's consumers (XINFO CONSUMERS) and the live
-// leases in PostgreSQL grouped by worker.
+// workers is GET /admin/v1/workers: each lane's consumers (XINFO CONSUMERS), the live
+// leases in PostgreSQL grouped by worker, and the workers' rows (state, lanes, languages,
+// last seen, recent errors).
 func (s *Server) workers(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
 	out := wire.Workers{Lanes: []wire.LaneConsumers{}, Leases: []wire.LeaseSummary{}}
 	version, err := s.d.Streams.RedisVersion(r.Context())
@@ -184,6 +190,9 @@ func (s *Server) workers(w http.ResponseWriter, r *http.Request, _ *store.Token)
 	for _, l := range leases {
 		out.Leases = append(out.Leases, wire.LeaseSummary{Owner: l.Owner, Count: l.Count, Expired: l.Expired,
 			OldestStarted: l.OldestStarted, NextExpiry: l.NextExpiry})
+	}
+	if out.Workers, err = s.workerInfos(r.Context(), leases); err != nil {
+		return unavailable("workers", err)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -138,6 +138,9 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, tok *store.Token)
 			Worker: h.Worker, Actor: h.Actor, Detail: h.Detail})
 	}
 	out.Attempts = attempts(hist)
+	if out.Submission.Waiting, err = s.waitingReason(r.Context(), sub); err != nil {
+		return unavailable("read workers", err)
+	}
 	dl, err := store.GetDeadLetter(r.Context(), s.d.DB, sub.ID)
 	switch {
 	case err == nil:

@@ -247,10 +247,10 @@ func TestReclaimAsksPostgreSQL(t *testing.T) {
 		t.Fatal("ghost entry not read")
 	}
 	now := time.Now()
-	if _, err := store.ClaimBatch(ctx, e.db, []string{expired}, "dead-worker", now.Add(-time.Minute), 10*time.Second); err != nil {
+	if _, err := store.ClaimBatch(ctx, e.db, []string{expired}, "dead-worker", now.Add(-time.Minute), 10*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.ClaimBatch(ctx, e.db, []string{live, terminal}, "busy-worker", now, time.Minute); err != nil {
+	if _, err := store.ClaimBatch(ctx, e.db, []string{live, terminal}, "busy-worker", now, time.Minute, nil); err != nil {
 		t.Fatal(err)
 	}
 	errs, err := store.FinalizeBatch(ctx, e.db, "busy-worker", []store.Result{{Lease: store.Lease{ID: terminal, Attempt: 1},

@@ -21,6 +21,7 @@ import (
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 	"oj/core/judge/problem/problemtest"
+	"oj/core/worker"
 )
 
 // byMarker judges by what the source says: "wa" is a WA whose checker quotes the answer,
@@ -56,7 +57,8 @@ func wantInBody(s string) func(*testing.T, http.Header, []byte) {
 func TestOpenAPIAnswersMatchTheSpec(t *testing.T) {
 	t.Parallel()
 	ck := newChecker(t)
-	e := newEnv(t, envOpts{limits: func(l *api.Limits) { l.MaxProblemBytes = 64 << 10 }})
+	e := newEnv(t, envOpts{limits: func(l *api.Limits) { l.MaxProblemBytes = 64 << 10 },
+		workerCfg: func(c *worker.Config) { c.Name = "spec-worker" }})
 	e.judge.Set(byMarker, 0)
 	alice, bob, admin := tokenOf(e.alice), tokenOf(e.bob), tokenOf(e.admin)
 	do := func(c call) []byte { t.Helper(); _, b := ck.do(e.http.URL, c); return b }
@@ -181,6 +183,17 @@ func TestOpenAPIAnswersMatchTheSpec(t *testing.T) {
 	do(call{name: "problem rejudge of none", method: "POST", path: adm + "problems/nosuch/rejudge", token: admin, want: 404})
 	do(call{name: "cancel of a judged one", method: "POST", path: adm + "submissions/" + done + "/cancel", token: admin, want: 409})
 	do(call{name: "cancel of none", method: "POST", path: adm + "submissions/01890000-0000-7000-8000-000000000000/cancel", token: admin, want: 404})
+	wk := adm + "workers/spec-worker/"
+	do(call{name: "drain a worker, dry run", method: "POST", path: wk + "drain", token: admin, body: dry, want: 200,
+		check: wantInBody(`"would_change":1`)})
+	do(call{name: "drain as a user", method: "POST", path: wk + "drain", token: alice, want: 403})
+	do(call{name: "drain an unknown worker", method: "POST", path: adm + "workers/nosuch/drain", token: admin, want: 404})
+	do(call{name: "drain a worker", method: "POST", path: wk + "drain", token: admin, body: []byte(`{"reason":"spec"}`), want: 200})
+	do(call{name: "drain it again", method: "POST", path: wk + "drain", token: admin, want: 409})
+	do(call{name: "disable a worker, dry run", method: "POST", path: wk + "disable?dry_run=true", token: admin, want: 200})
+	do(call{name: "enable a worker", method: "POST", path: wk + "enable", token: admin, want: 200, check: wantInBody(`"from":"draining"`)})
+	do(call{name: "disable, reason too long", method: "POST", path: wk + "disable", token: admin,
+		body: []byte(`{"reason":"` + strings.Repeat("x", 501) + `"}`), want: 400, offSpec: true})
 	do(call{name: "remove a problem, dry run", method: "DELETE", path: "/api/v1/problems/spec?dry_run=true", token: admin, want: 200})
 	do(call{name: "remove as a user", method: "DELETE", path: "/api/v1/problems/spec", token: alice, want: 403})
 	do(call{name: "remove an unknown problem", method: "DELETE", path: "/api/v1/problems/nosuch", token: admin, want: 404})

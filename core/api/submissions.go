@@ -354,7 +354,11 @@ func (s *Server) getSubmission(w http.ResponseWriter, r *http.Request, tok *stor
 	if err != nil {
 		return unavailable("read submission", err)
 	}
-	writeJSON(w, http.StatusOK, toWire(sub, tok, view))
+	out := toWire(sub, tok, view)
+	if out.Waiting, err = s.waitingReason(r.Context(), sub); err != nil {
+		return unavailable("read workers", err)
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

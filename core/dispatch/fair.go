@@ -19,8 +19,8 @@ import (
 // head's tag and is among the next released; what stands before it in the stream is at
 // most the window.
 //
-// The window of a lane is the slots its live workers announced (each one a submission
-// judged at once) plus what the lane consumes in dispatcher.fair_lookahead at its recent
+// The window of a lane is the slots its live active workers announced (refreshed every
+// capacityRefresh, capable.go; each one a submission judged at once) plus what the lane consumes in dispatcher.fair_lookahead at its recent
 // rate (so that a fast lane's freed slot finds its next entry already waiting rather than
 // waiting on the relay's round trips). The window holds what the workers hold (the
 // group's pending entries: read, being judged, or judged and about to be acknowledged;
@@ -35,8 +35,7 @@ import (
 // Workers announce themselves every announceEvery (core/worker); one not seen for
 // workerSeenWithin no longer counts toward a window.
 const (
-	workerSeenWithin = 35 * time.Second
-	slotsRefresh     = 2 * time.Second
+	workerSeenWithin = store.WorkerLiveWithin
 	// rateHalfLife is how fast the consumption rate follows a change.
 	rateHalfLife = time.Second
 	maxWindow    = 100_000
@@ -44,10 +43,8 @@ const (
 
 // fairness keeps what the relay knows of each lane between passes.
 type fairness struct {
-	mu      sync.Mutex
-	slots   map[job.Lane]int
-	slotsAt time.Time
-	lanes   map[job.Lane]*laneRate
+	mu    sync.Mutex
+	lanes map[job.Lane]*laneRate
 	// held records, per lane, whether the last pass left due rows waiting for room.
 	held map[job.Lane]bool
 	// settling records whether a held lane's workers held entries that are no longer
@@ -82,29 +79,6 @@ func (r *laneRate) observe(read int64, now time.Time) {
 	r.read, r.at = read, now
 }
 
-// laneSlots returns the slots of lane's live workers, refreshed from PostgreSQL every
-// slotsRefresh.
-func (d *Dispatcher) laneSlots(ctx context.Context, lane job.Lane) int {
-	f := d.fair
-	f.mu.Lock()
-	stale := time.Since(f.slotsAt) > slotsRefresh
-	f.mu.Unlock()
-	if stale {
-		slots, err := store.LaneSlots(ctx, d.db, workerSeenWithin)
-		f.mu.Lock()
-		if err == nil {
-			f.slots = slots
-		} else if ctx.Err() == nil {
-			d.log.Warn("read worker slots", "err", err)
-		}
-		f.slotsAt = time.Now() // on an error too: retried at the next refresh, not every pass
-		f.mu.Unlock()
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.slots[lane]
-}
-
 // room is how many more of lane's rows may be released now: the window less what waits
 // in the stream and what the workers hold (running: the lane's running submissions); and
 // the least room worth a pass (a quarter of the window, so that a fast lane is topped up
@@ -123,7 +97,7 @@ func (d *Dispatcher) room(ctx context.Context, lane job.Lane, running int) (room
 		// The XADDs will fail as well and be retried; holding rows back would not help.
 		return d.cfg.BatchSize, 1, false
 	}
-	slots := d.laneSlots(ctx, lane)
+	slots := d.capacity(ctx).Slots(lane)
 	f := d.fair
 	f.mu.Lock()
 	r := f.lanes[lane]

@@ -23,6 +23,9 @@ type Metrics struct {
 	WebhookOldestPending     prometheus.Gauge
 	WebhookEndpointsDisabled *prometheus.CounterVec
 	WebhookTrySeconds        prometheus.Histogram
+	// NoWorker counts, per lane and language, the job rows held back because no live
+	// active worker runs their language (capable.go).
+	NoWorker *prometheus.GaugeVec
 }
 
 // NewMetrics registers the dispatcher's metrics with reg (nil: not registered).
@@ -77,6 +80,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "oj_webhook_try_seconds", Help: "Time of one webhook try, to the answer or the error.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
 		}),
+		NoWorker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_lane_waiting_no_worker", Help: "Submissions held in the outbox because no live active worker runs their language, by lane and language.",
+		}, []string{"lane", "language"}),
 	}
 	for _, o := range []string{"delivered", "retry", "failed", "gone"} {
 		m.WebhookDeliveries.WithLabelValues(o)
@@ -87,7 +93,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
 			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
-			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds)
+			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker)
 	}
 	return m
 }

@@ -40,6 +40,7 @@ type Dispatcher struct {
 	sender             *webhook.Sender
 	views              render.Visibilities
 	ops                *ops.Ops
+	capable            capability
 }
 
 // New returns a dispatcher.
@@ -182,8 +183,8 @@ const (
 )
 
 // RelayOnce relays one batch of due rows that are not jobs, then each job lane's due
-// rows in fair order as far as the lane has room (fair.go). It returns how many rows it
-// relayed.
+// rows in fair order as far as the lane has room (fair.go), of the languages its live
+// workers run (capable.go). It returns how many rows it relayed.
 func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 	total, err := d.relayRows(ctx, func(db store.DB) ([]store.OutboxRow, error) {
 		return store.ClaimOutbox(ctx, db, d.cfg.BatchSize)
@@ -194,6 +195,8 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 	d.fair.mu.Lock()
 	d.fair.settling = false
 	d.fair.mu.Unlock()
+	live := d.capacity(ctx)
+	d.countHeld(ctx)
 	for _, lane := range job.Lanes {
 		var room, least, limit int
 		var settling bool
@@ -215,7 +218,7 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 				return nil, nil
 			}
 			limit = min(room, d.cfg.BatchSize)
-			return store.ClaimLaneJobs(ctx, db, lane, limit)
+			return store.ClaimLaneJobs(ctx, db, lane, limit, languagesFor(live, lane))
 		})
 		if err != nil {
 			return total, err

@@ -24,7 +24,7 @@ func dead(t *testing.T, db *pgxpool.Pool, cause string) string {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	res, err := store.ClaimBatch(ctx, db, []string{id}, "w1", now, 30*time.Second)
+	res, err := store.ClaimBatch(ctx, db, []string{id}, "w1", now, 30*time.Second, nil)
 	if err != nil || res[0].Outcome != store.Claimed {
 		t.Fatalf("claim: %+v %v", res, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"oj/core/job"
 )
 
@@ -34,10 +36,11 @@ func enqueue(ctx context.Context, db DB, kind, lane, submissionID, traceID strin
 // below the lane's head (the smallest queued tag). An owner with nothing queued is thus
 // next after the head, however much another owner has queued; an owner's own rows keep
 // their order. Two submits of one owner racing may draw the same tag: the id breaks the
-// tie, as for any two owners.
+// tie, as for any two owners. The row carries the submission's language, by which the
+// relay holds it back while no live worker runs it (ClaimLaneJobs).
 const enqueueJobSQL = `
-INSERT INTO outbox (kind, lane, submission_id, trace_id, available_at, owner_key, fair_tag)
-SELECT $1::text, $2::text, s.id, $4::text, now() + $5 * interval '1 microsecond', coalesce(s.owner_id, 0),
+INSERT INTO outbox (kind, lane, submission_id, trace_id, available_at, owner_key, language, fair_tag)
+SELECT $1::text, $2::text, s.id, $4::text, now() + $5 * interval '1 microsecond', coalesce(s.owner_id, 0), s.language,
        greatest(
            coalesce((SELECT o.fair_tag FROM outbox o
                       WHERE o.lane = $2 AND o.kind = 'job' AND o.delivered_at IS NULL AND o.fair_tag IS NOT NULL
@@ -100,11 +103,58 @@ func ClaimOutbox(ctx context.Context, db DB, limit int) ([]OutboxRow, error) {
 
 // ClaimLaneJobs locks up to limit due job rows of lane in fair order: rows without a tag
 // (written before fair release existed, or re-driven after Redis lost them) first, then
-// by tag, then by id. Run it like ClaimOutbox.
-func ClaimLaneJobs(ctx context.Context, db DB, lane job.Lane, limit int) ([]OutboxRow, error) {
+// by tag, then by id. With languages not nil, only rows in one of them (or of no recorded
+// language) are taken: the others wait for a worker that runs theirs. Run it like
+// ClaimOutbox.
+func ClaimLaneJobs(ctx context.Context, db DB, lane job.Lane, limit int, languages []string) ([]OutboxRow, error) {
 	return queryOutbox(ctx, db, "claim lane jobs", `SELECT `+outboxColumns+` FROM outbox
 		WHERE lane = $1 AND kind = 'job' AND delivered_at IS NULL AND available_at <= now()
-		ORDER BY fair_tag NULLS FIRST, id LIMIT $2 FOR UPDATE SKIP LOCKED`, string(lane), limit)
+		  AND ($3::text[] IS NULL OR language = '' OR language = ANY($3::text[]))
+		ORDER BY fair_tag NULLS FIRST, id LIMIT $2 FOR UPDATE SKIP LOCKED`, string(lane), limit, languages)
+}
+
+// LanguageQueue is the job rows of one lane and language not yet released.
+type LanguageQueue struct {
+	Lane     job.Lane
+	Language string // '' for rows written before rows carried their language
+	Waiting  int64
+	Oldest   time.Time
+}
+
+// LanguageQueues reads the undelivered job rows per lane and language: what the overview
+// shows as waiting for a worker that runs the language.
+func LanguageQueues(ctx context.Context, db DB) ([]LanguageQueue, error) {
+	scan := func(rows pgx.Row, q *LanguageQueue) error {
+		return rows.Scan(&q.Lane, &q.Language, &q.Waiting, &q.Oldest)
+	}
+	return queryAll(ctx, db, "language queues", scan, `SELECT lane, language, count(*), min(created_at) FROM outbox
+		WHERE delivered_at IS NULL AND kind = 'job' GROUP BY lane, language ORDER BY lane, language`)
+}
+
+// HandBack returns a queued submission whose stream entry reached a worker that does not
+// run its language: a new job row due after delay, no attempt spent. It reports false,
+// doing nothing, when the submission is no longer queued (claimed or ended meanwhile) or
+// already has a row waiting; the entry may be acknowledged either way.
+func HandBack(ctx context.Context, db DB, id string, delay time.Duration) (bool, error) {
+	handed := false
+	err := InTx(ctx, db, func(tx pgx.Tx) error {
+		var lane, trace string
+		err := tx.QueryRow(ctx, `SELECT lane, trace_id FROM submissions s WHERE id = $1 AND state = 'queued'
+			AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.submission_id = s.id AND o.kind = 'job' AND o.delivered_at IS NULL)
+			FOR UPDATE`, id).Scan(&lane, &trace)
+		if err == pgx.ErrNoRows {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		handed = true
+		return EnqueueJob(ctx, tx, id, job.Lane(lane), trace, delay)
+	})
+	if err != nil {
+		return false, fmt.Errorf("hand back: %w", err)
+	}
+	return handed, nil
 }
 
 // LockLaneRelease takes, until tx ends, the right to release lane's job rows: a release

@@ -42,13 +42,13 @@ func Redrive(ctx context.Context, db DB, ids []string, reason string, now time.T
 	var n int
 	err := db.QueryRow(ctx, `
 		WITH c AS (
-		    SELECT id, lane, trace_id, attempt FROM submissions s
+		    SELECT id, lane, trace_id, attempt, language FROM submissions s
 		     WHERE id = ANY($1::text[]::uuid[])
 		       AND (state = 'queued' OR (state = 'running' AND lease_until <= $2))
 		       AND NOT EXISTS (SELECT 1 FROM outbox u WHERE u.submission_id = s.id AND u.delivered_at IS NULL)
 		    FOR UPDATE SKIP LOCKED
 		), o AS (
-		    INSERT INTO outbox (kind, lane, submission_id, trace_id) SELECT 'job', lane, id, trace_id FROM c
+		    INSERT INTO outbox (kind, lane, submission_id, trace_id, language) SELECT 'job', lane, id, trace_id, language FROM c
 		), h AS (
 		    INSERT INTO submission_history (submission_id, at, event, attempt, detail)
 		    SELECT id, $2, 'redriven', attempt, $3 FROM c

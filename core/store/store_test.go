@@ -126,7 +126,7 @@ func TestFenceReasons(t *testing.T) {
 
 func claim(t *testing.T, db *pgxpool.Pool, id, owner string, now time.Time) store.Lease {
 	t.Helper()
-	res, err := store.ClaimBatch(context.Background(), db, []string{id}, owner, now, 30*time.Second)
+	res, err := store.ClaimBatch(context.Background(), db, []string{id}, owner, now, 30*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +152,11 @@ func TestClaimRespectsLiveLeases(t *testing.T) {
 	if s.State != job.StateRunning || s.LeaseOwner != "w1" || s.LeaseUntil == nil {
 		t.Fatalf("after claim: %+v", s)
 	}
-	res, err := store.ClaimBatch(ctx, db, []string{id}, "w2", now.Add(29*time.Second), 30*time.Second)
+	res, err := store.ClaimBatch(ctx, db, []string{id}, "w2", now.Add(29*time.Second), 30*time.Second, nil)
 	if err != nil || res[0].Outcome != store.Leased {
 		t.Fatalf("claim of a live lease: %v %v", res, err)
 	}
-	res, err = store.ClaimBatch(ctx, db, []string{id}, "w2", now.Add(31*time.Second), 30*time.Second)
+	res, err = store.ClaimBatch(ctx, db, []string{id}, "w2", now.Add(31*time.Second), 30*time.Second, nil)
 	if err != nil || res[0].Outcome != store.Claimed || res[0].Attempt != 2 {
 		t.Fatalf("claim of an expired lease: %+v %v", res, err)
 	}

@@ -3,6 +3,12 @@
 // token), heartbeats while judging, a batched fenced finalize, and XACK only after the
 // commit that decided each entry's fate. A reclaim loop takes over entries idle in the
 // group's pending list, but PostgreSQL decides whether their lease is really dead.
+//
+// A worker runs only what it can and may: it announces the languages its self-check
+// passed and the lanes it reads (announce.go), the claim takes only those languages, and
+// an entry it cannot run is handed back without spending an attempt (handback.go). It
+// obeys the state an operator gives it in PostgreSQL — drain, disable, enable — and
+// quarantines itself after worker.quarantine_after system errors in a row (state.go).
 package worker
 
 import (
@@ -41,6 +47,21 @@ type Config struct {
 	// ToolBuilds is how many uploaded packages' checkers and interactors this worker
 	// compiles at once for the API (each in a sandbox slot of its own, besides judging).
 	ToolBuilds int `mapstructure:"tool_builds"`
+	// Languages limits the languages this worker judges; empty: every language its
+	// self-check passed. ojd sets the effective list (this list, less what failed the
+	// self-check) before the worker starts: it is what the worker announces and the only
+	// languages it claims.
+	Languages []string `mapstructure:"languages"`
+	// StatePoll is how often the worker rereads its state (drain, disable, enable,
+	// quarantine) from PostgreSQL.
+	StatePoll time.Duration `mapstructure:"state_poll"`
+	// QuarantineAfter quarantines the worker when that many attempts in a row ended in
+	// system errors (the judge could not decide: a sandbox failure, a missing toolchain, a
+	// panic); 0 never does.
+	QuarantineAfter int `mapstructure:"quarantine_after"`
+	// HandBackDelay is how long a submission this worker cannot run waits in the outbox
+	// after the worker handed it back (handback.go).
+	HandBackDelay time.Duration `mapstructure:"handback_delay"`
 }
 
 // DefaultConfig returns the defaults: one slot per lane, 30 s leases.
@@ -60,6 +81,9 @@ func DefaultConfig() Config {
 		StoreTimeout:      5 * time.Second,
 		ConsumerGCIdle:    time.Hour,
 		ToolBuilds:        2,
+		StatePoll:         2 * time.Second,
+		QuarantineAfter:   5,
+		HandBackDelay:     2 * time.Second,
 	}
 }
 
@@ -102,6 +126,17 @@ func (c Config) Validate() error {
 		return fmt.Errorf("worker.consumer_gc_idle: must be 0 or at least worker.reclaim_min_idle")
 	case c.ToolBuilds < 1 || c.ToolBuilds > 64:
 		return fmt.Errorf("worker.tool_builds: %d not in 1..64", c.ToolBuilds)
+	case c.StatePoll < 100*time.Millisecond || c.StatePoll > time.Minute:
+		return fmt.Errorf("worker.state_poll: %v not in 100ms..1m (a drain or disable is obeyed within it)", c.StatePoll)
+	case c.QuarantineAfter < 0 || c.QuarantineAfter > 1000:
+		return fmt.Errorf("worker.quarantine_after: %d not in 0..1000 (0: never quarantine)", c.QuarantineAfter)
+	case c.HandBackDelay < 100*time.Millisecond || c.HandBackDelay > time.Minute:
+		return fmt.Errorf("worker.handback_delay: %v not in 100ms..1m (it keeps a submission this worker cannot run from circling)", c.HandBackDelay)
+	}
+	for _, l := range c.Languages {
+		if l == "" {
+			return fmt.Errorf("worker.languages: an empty language id")
+		}
 	}
 	return nil
 }

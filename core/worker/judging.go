@@ -29,6 +29,7 @@ func (l *lane) start(t job.Task, entries []string) {
 		defer l.sh.judges.Done()
 		l.log.Debug("judging", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "lane", l.lane)
 		out, keep, reason, err := l.judgeOne(ctx, t)
+		panicked := err == nil && reason != "" // judgeOne's reason is a panic's
 		r.phase.Store(phaseWriting)
 		if !l.handOver(r) {
 			// The shutdown deadline passed: nothing can be written back any more, the
@@ -50,8 +51,16 @@ func (l *lane) start(t job.Task, entries []string) {
 			out, reason, err = job.Outcome{Verdict: job.VerdictSE}, err.Error(), nil
 		}
 		if err != nil {
+			if context.Cause(ctx) == nil {
+				l.attemptFailed(t, err) // a give-back or a lost lease is not the host failing
+			}
 			l.endAttempt(l.sh.storeCtx, r, err, context.Cause(ctx))
 			return
+		}
+		if panicked {
+			l.attemptFailed(t, errors.New(reason))
+		} else {
+			l.health.ok()
 		}
 		if out.Verdict == job.VerdictSE && reason == "" {
 			reason = seReason(out)
@@ -155,14 +164,18 @@ func (w *Worker) done(r *run) {
 }
 
 // endAttempt ends an attempt that produced no verdict: a judge failure (retry with backoff,
-// dead past the bound) or, on shutdown, a give-back that does not count as a failure.
+// dead past the bound) or, on shutdown or when an operator disables the worker, a
+// give-back that does not count as a failure.
 func (w *Worker) endAttempt(stores context.Context, r *run, judgeErr, cause error) {
 	defer w.done(r)
 	t := r.task
 	e := store.Ending{Cause: judgeErr.Error(), CountsAsFailure: true,
 		Backoff: func(n int) time.Duration { return job.Backoff(w.cfg.RetryBase, w.cfg.RetryMax, n) }}
-	if errors.Is(cause, errShutdown) {
+	switch {
+	case errors.Is(cause, errShutdown):
 		e = store.Ending{Cause: "given back: worker shutting down", CountsAsFailure: false}
+	case errors.Is(cause, errDisabled):
+		e = store.Ending{Cause: errDisabled.Error(), CountsAsFailure: false}
 	}
 	var st job.State
 	var err error

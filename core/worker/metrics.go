@@ -13,6 +13,11 @@ type Metrics struct {
 	InFlight        *prometheus.GaugeVec
 	JudgeSeconds    *prometheus.HistogramVec
 	Errors          *prometheus.CounterVec
+	// State is 1 for the state the worker is in (active, draining, disabled,
+	// quarantined), 0 for the others.
+	State       *prometheus.GaugeVec
+	Quarantines prometheus.Counter
+	HandedBack  *prometheus.CounterVec
 }
 
 // NewMetrics registers the worker's metrics with reg (nil: not registered).
@@ -46,10 +51,19 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "oj_worker_errors_total", Help: "System errors (PostgreSQL or Redis unreachable), by step.",
 		}, []string{"step"}),
+		State: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_worker_state", Help: "1 for the state this worker is in (active, draining, disabled, quarantined), 0 for the others.",
+		}, []string{"state"}),
+		Quarantines: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_worker_quarantines_total", Help: "Times this worker quarantined itself after worker.quarantine_after system errors in a row.",
+		}),
+		HandedBack: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_worker_handed_back_total", Help: "Submissions handed back unclaimed, by lane and reason (incapable: a language this worker does not run; parked: the worker is not active).",
+		}, []string{"lane", "reason"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.Claims, m.Finalized, m.FinalizeRejects, m.AttemptsEnded, m.Reclaimed, m.LostEntries,
-			m.InFlight, m.JudgeSeconds, m.Errors)
+			m.InFlight, m.JudgeSeconds, m.Errors, m.State, m.Quarantines, m.HandedBack)
 	}
 	return m
 }

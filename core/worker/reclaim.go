@@ -10,6 +10,11 @@ import (
 // removes the consumer names of gone workers.
 func (l *lane) reclaimLoop(ctx context.Context) {
 	every(ctx, l.cfg.ReclaimInterval, func(ctx context.Context) {
+		// A worker that claims nothing takes nothing over either: drained, disabled or
+		// quarantined, it leaves idle entries to the active workers.
+		if !l.claiming() {
+			return
+		}
 		if err := l.reclaimOnce(ctx); err != nil && ctx.Err() == nil {
 			l.m.Errors.WithLabelValues("reclaim").Inc()
 			l.log.Warn("reclaim", "lane", l.lane, "err", err)

@@ -56,6 +56,10 @@ type Worker struct {
 	mu       sync.Mutex
 	inflight map[string]*run // by submission id
 
+	// gate is the state the worker obeys (state.go); health its streak of system errors.
+	gate   *gate
+	health *health
+
 	// afterCommit, when set (tests only), runs after each finalize commit, before the
 	// attempts it decided are forgotten.
 	afterCommit func()
@@ -134,11 +138,19 @@ func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, judge Judge, los
 	if cfg.Name == "" {
 		cfg.Name = defaultName()
 	}
+	def := DefaultConfig()
 	if cfg.StoreTimeout <= 0 {
-		cfg.StoreTimeout = DefaultConfig().StoreTimeout
+		cfg.StoreTimeout = def.StoreTimeout
+	}
+	if cfg.StatePoll <= 0 {
+		cfg.StatePoll = def.StatePoll
+	}
+	if cfg.HandBackDelay <= 0 {
+		cfg.HandBackDelay = def.HandBackDelay
 	}
 	return &Worker{cfg: cfg, db: db, streams: streams, judge: judge, lost: lost, clock: clk,
-		log: log.With("worker", cfg.Name), m: m, results: make(chan result, 1024), inflight: map[string]*run{}}
+		log: log.With("worker", cfg.Name), m: m, results: make(chan result, 1024), inflight: map[string]*run{},
+		gate: newGate(), health: &health{after: cfg.QuarantineAfter}}
 }
 
 // Name is the worker's consumer name and lease owner.
@@ -175,7 +187,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stopHeartbeat()
 	go w.heartbeatLoop(heartbeatCtx)
 	announced := make(chan struct{})
-	go func() { defer close(announced); w.announceLoop(ctx) }()
+	go func() { defer close(announced); w.stateLoop(ctx) }()
 	defer func() { <-announced }()
 
 	<-ctx.Done()
@@ -243,6 +255,9 @@ func release(slots chan struct{}, n int) {
 func (l *lane) readLoop(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
+		if !l.waitClaiming(ctx) {
+			return
+		}
 		n := takeSlots(ctx, l.slots, cap(l.slots))
 		if n == 0 {
 			return
@@ -295,6 +310,7 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 		return
 	}
 	var ack []string
+	parked := false
 	res, err := l.claim(ctx, ids, bySub)
 	if err != nil {
 		// PostgreSQL could not decide (some of) them: those entries stay pending and come
@@ -321,6 +337,9 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 		case store.AlreadyTerminal, store.NotFound:
 			ack = append(ack, entryIDs...)
 			l.log.Info("entry needs no judging", "submission_id", r.ID, "attempt", r.Attempt, "reason", r.Outcome.String())
+		case store.Incapable, store.Parked:
+			parked = parked || r.Outcome == store.Parked
+			l.handBack(ctx, r, entryIDs)
 		case store.Exhausted:
 			e := store.Ending{Cause: "lease expired: the worker judging it stopped answering", CountsAsFailure: true, LeaseExpired: true}
 			st, err := store.EndAttempt(ctx, l.db, l.cfg.Name, store.Lease{ID: r.ID, Attempt: r.Attempt}, e, l.clock.Now())
@@ -331,6 +350,11 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 		}
 	}
 	l.ack(ctx, l.lane, ack)
+	if parked {
+		// PostgreSQL says this worker is no longer active: obey now rather than at the next
+		// state poll, so that it does not read and hand back entry after entry meanwhile.
+		l.readState(ctx)
+	}
 }
 
 // claim claims ids in one statement. Should PostgreSQL refuse the statement for good (a
@@ -339,7 +363,7 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 // alone. A transient error leaves the ids it covers unclaimed and is returned, with the
 // results of the parts that were claimed.
 func (l *lane) claim(ctx context.Context, ids []string, bySub map[string][]string) ([]store.ClaimResult, error) {
-	res, err := store.ClaimBatch(ctx, l.db, ids, l.cfg.Name, l.clock.Now(), l.cfg.Lease)
+	res, err := store.ClaimBatch(ctx, l.db, ids, l.cfg.Name, l.clock.Now(), l.cfg.Lease, l.languages())
 	if err == nil || !store.Permanent(err) {
 		return res, err
 	}

@@ -33,6 +33,9 @@ type Map struct {
 	Cancel     key.Binding
 	Verify     key.Binding // verify the selected problem against its labeled submissions
 	Remove     key.Binding // remove (archive or delete) the selected problem
+	Drain      key.Binding // drain the selected worker
+	Disable    key.Binding
+	Enable     key.Binding
 
 	Yes, No key.Binding // the confirm dialog
 }
@@ -69,6 +72,9 @@ func Default() Map {
 		Cancel:     b("cancel", "X"),
 		Verify:     b("verify", "v"),
 		Remove:     b("remove", "D"),
+		Drain:      b("drain", "D"),
+		Disable:    b("disable", "O"),
+		Enable:     b("enable", "A"),
 		Yes:        b("yes", "y", "Y"),
 		No:         key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n", "no")),
 	}

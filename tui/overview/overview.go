@@ -232,7 +232,14 @@ func (m *Model) View() string {
 		line("dead letters", dead, "", m.dead),
 		line("verdicts/s", rate, "", m.verdicts),
 		st.Label.Render(fmt.Sprintf("%-12s ", "submissions")) + shared.OneLine(strings.Join(states, " · "), max(10, m.width-13)),
-		st.Muted.Render("redis " + m.ov.RedisVersion + " · server time " + m.ov.At.UTC().Format("15:04:05")),
 	}
+	// Submissions no live worker can run wait in the outbox: say so, or the operator sees
+	// only a queue that does not move.
+	for _, w := range m.ov.NoWorker {
+		lines = append(lines, st.Error.Render(fmt.Sprintf("%-12s ", "no worker"))+shared.OneLine(
+			fmt.Sprintf("%s %s: %s (%s, oldest %s)", w.Lane, w.Language, w.Reason, shared.Num(w.Waiting), shared.MS(w.OldestWaitMS)),
+			max(10, m.width-13)))
+	}
+	lines = append(lines, st.Muted.Render("redis "+m.ov.RedisVersion+" · server time "+m.ov.At.UTC().Format("15:04:05")))
 	return shared.Fit(strings.Join(lines, "\n"), m.width, m.height)
 }

@@ -29,6 +29,7 @@ type Source interface {
 	RejudgeSubmission(ctx context.Context, id string, dryRun bool) (*wire.RejudgeResult, error)
 	Cancel(ctx context.Context, id string, dryRun bool) (*wire.CancelResult, error)
 	Workers(ctx context.Context) (*wire.Workers, error)
+	SetWorkerState(ctx context.Context, name, action, reason string, dryRun bool) (*wire.WorkerActionResult, error)
 	Audit(ctx context.Context, limit int) ([]wire.AuditEntry, error)
 	Trace(ctx context.Context, id string) (*wire.Trace, error)
 	Case(ctx context.Context, id string, n int) (*wire.CaseDetail, error)

@@ -37,6 +37,9 @@ func RenderSelected(st styles.Styles, t *wire.Trace, width, sel int) string {
 		verdict = *s.Verdict
 	}
 	line("state", fmt.Sprintf("%s   verdict %s   attempt %d   failures %d/%d", s.State, verdict, s.Attempt, s.Failures, s.MaxAttempts))
+	if s.Waiting != "" {
+		line("waiting", s.Waiting)
+	}
 	if s.Error != "" {
 		line("error", s.Error)
 	}

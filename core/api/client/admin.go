@@ -122,6 +122,14 @@ func (c *Client) Workers(ctx context.Context) (*wire.Workers, error) {
 	return &out, c.call(ctx, request{method: http.MethodGet, path: "/admin/v1/workers"}, &out)
 }
 
+// SetWorkerState is POST /admin/v1/workers/{name}/{action}, action being drain, disable or
+// enable.
+func (c *Client) SetWorkerState(ctx context.Context, name, action, reason string, dryRun bool) (*wire.WorkerActionResult, error) {
+	var out wire.WorkerActionResult
+	return &out, c.call(ctx, request{method: http.MethodPost, path: "/admin/v1/workers/" + esc(name) + "/" + esc(action),
+		body: wire.WorkerActionRequest{Reason: reason, DryRun: dryRun}}, &out)
+}
+
 // Audit is GET /admin/v1/audit, newest first.
 func (c *Client) Audit(ctx context.Context, limit int) ([]wire.AuditEntry, error) {
 	var out wire.Audit

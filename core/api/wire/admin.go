@@ -14,6 +14,19 @@ type Overview struct {
 	Submissions     []StateCount   `json:"submissions"`
 	RedisVersion    string         `json:"redis_version"`
 	At              time.Time      `json:"at"`
+	// NoWorker lists, per lane and language, the submissions held back because no live
+	// active worker runs their language.
+	NoWorker []LanguageWaiting `json:"waiting_for_worker"`
+}
+
+// LanguageWaiting is a lane's submissions in one language that wait for a worker.
+type LanguageWaiting struct {
+	Lane         string `json:"lane"`
+	Language     string `json:"language"`
+	Waiting      int64  `json:"waiting"`
+	OldestWaitMS int64  `json:"oldest_wait_ms"`
+	// Reason: "queued: no live worker runs LANGUAGE".
+	Reason string `json:"reason"`
 }
 
 // LaneOverview is one lane's stream and group.
@@ -255,6 +268,57 @@ type CancelResult struct {
 type Workers struct {
 	Lanes  []LaneConsumers `json:"lanes"`
 	Leases []LeaseSummary  `json:"leases"`
+	// Workers are the workers PostgreSQL knows: the live ones, and the stopped ones an
+	// operator or a quarantine set apart (their state holds when they come back).
+	Workers []WorkerInfo `json:"workers"`
+}
+
+// WorkerInfo is one worker: what it announced, the state it obeys and what it holds.
+type WorkerInfo struct {
+	Name string `json:"name"`
+	// State: active, draining, disabled or quarantined; Reason says why (an operator's
+	// words, or the quarantine's errors), By who set it and At when.
+	State   string     `json:"state"`
+	Reason  string     `json:"reason"`
+	StateBy string     `json:"state_by"`
+	StateAt *time.Time `json:"state_at"`
+	// Lanes maps each lane the worker reads to its slots (submissions judged at once).
+	Lanes map[string]int `json:"lanes"`
+	// Languages are those whose self-check passed on the worker; null: any language.
+	Languages []string   `json:"languages"`
+	StartedAt time.Time  `json:"started_at"`
+	LastSeen  time.Time  `json:"last_seen"`
+	StoppedAt *time.Time `json:"stopped_at"`
+	// Live: seen within the last 35 s and not stopped.
+	Live bool `json:"live"`
+	// InFlight counts the submissions it holds a lease on.
+	InFlight     int           `json:"in_flight"`
+	RecentErrors []WorkerError `json:"recent_errors"`
+}
+
+// WorkerError is one of a worker's recent system errors.
+type WorkerError struct {
+	At           time.Time `json:"at"`
+	SubmissionID string    `json:"submission_id"`
+	Error        string    `json:"error"`
+}
+
+// WorkerActionRequest is the body of POST /admin/v1/workers/{name}/drain, /disable and
+// /enable (all optional): why, for the worker's row and the audit log.
+type WorkerActionRequest struct {
+	Reason string `json:"reason"`
+	DryRun bool   `json:"dry_run"`
+}
+
+// WorkerActionResult says whether the worker's state changed (1) or, in a dry run, would
+// (WouldChange), and from which state to which.
+type WorkerActionResult struct {
+	DryRun      bool   `json:"dry_run"`
+	Name        string `json:"name"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Changed     int    `json:"changed"`
+	WouldChange int    `json:"would_change"`
 }
 
 // LaneConsumers lists one lane's consumers.
@@ -297,7 +361,7 @@ type AuditEntry struct {
 // countTwins pairs each action's done count with the count of what a dry run would have
 // done, as the answers and the audit rows name them.
 var countTwins = [][2]string{{"reclaimed", "would_reclaim"}, {"replayed", "would_replay"}, {"purged", "would_purge"},
-	{"rejudged", "would_rejudge"}, {"canceled", "would_cancel"}, {"removed", "would_remove"}}
+	{"rejudged", "would_rejudge"}, {"canceled", "would_cancel"}, {"removed", "would_remove"}, {"changed", "would_change"}}
 
 // ShownCounts are the counts of the entry worth a table cell: the twin that is 0 by
 // construction is left out (a real run's would_* count, a dry run's done count) and so

@@ -58,6 +58,9 @@ type Submission struct {
 	// Purpose is "user", or "verify" for a submission a problem's verification made from
 	// its package's labeled sources: it has no owner and counts for no user.
 	Purpose string `json:"purpose"`
+	// Waiting says why a queued submission is not being judged when that is not just its
+	// turn: "queued: no live worker runs java17". Absent otherwise.
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Terminal reports whether the submission's state is final.

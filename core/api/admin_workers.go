@@ -1,0 +1,113 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"oj/core/api/wire"
+	"oj/core/ops"
+	"oj/core/store"
+)
+
+// workerAction is POST /admin/v1/workers/{name}/drain, /disable and /enable: the worker's
+// state in PostgreSQL, audited, obeyed by the worker within worker.state_poll (and by
+// its claims at once). 404 when no worker has the name, 409 when it is already in the
+// state.
+func (s *Server) workerAction(state store.WorkerState) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+		var req wire.WorkerActionRequest
+		if err := decodeAdmin(w, r, &req); err != nil {
+			return err
+		}
+		name := r.PathValue("name")
+		if len(req.Reason) > 500 {
+			return errorf(http.StatusBadRequest, codeBadRequest, "reason: %d bytes, at most 500", len(req.Reason))
+		}
+		or, err := s.opsRequest(r, tok, req.DryRun)
+		if err != nil {
+			return err
+		}
+		c, err := s.ops.SetWorkerState(r.Context(), or, ops.WorkerParams{Name: name, Reason: req.Reason}, state)
+		if err != nil {
+			return opsError("set worker state", err, "no worker called "+quoteClip(name, 210)+" (ojctl worker ls lists them)")
+		}
+		writeJSON(w, http.StatusOK, wire.WorkerActionResult{DryRun: or.DryRun, Name: name, From: c.From, To: string(state),
+			Changed: c.Changed, WouldChange: c.WouldChange})
+		return nil
+	}
+}
+
+// workerInfos reads the workers PostgreSQL knows, with the leases each holds.
+func (s *Server) workerInfos(ctx context.Context, leases []store.LeaseSummary) ([]wire.WorkerInfo, error) {
+	rows, err := store.ListWorkers(ctx, s.d.DB)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]int{}
+	for _, l := range leases {
+		held[l.Owner] = l.Count
+	}
+	now := s.clock.Now()
+	out := make([]wire.WorkerInfo, 0, len(rows))
+	for _, r := range rows {
+		errs := make([]wire.WorkerError, 0, len(r.RecentErrors))
+		for _, e := range r.RecentErrors {
+			errs = append(errs, wire.WorkerError{At: e.At, SubmissionID: e.SubmissionID, Error: e.Error})
+		}
+		lanes := r.Lanes
+		if lanes == nil {
+			lanes = map[string]int{}
+		}
+		out = append(out, wire.WorkerInfo{Name: r.Name, State: string(r.State), Reason: r.StateReason, StateBy: r.StateBy,
+			StateAt: r.StateAt, Lanes: lanes, Languages: r.Languages, StartedAt: r.StartedAt, LastSeen: r.LastSeen,
+			StoppedAt: r.StoppedAt, Live: r.StoppedAt == nil && now.Sub(r.LastSeen) < store.WorkerLiveWithin,
+			InFlight: held[r.Name], RecentErrors: errs})
+	}
+	return out, nil
+}
+
+// waitingReason is why a queued submission waits for a worker ("" when a live active
+// worker runs its language, or it is not queued).
+func (s *Server) waitingReason(ctx context.Context, sub *store.Submission) (string, error) {
+	if sub.State != "queued" {
+		return "", nil
+	}
+	c, err := store.LiveCapacity(ctx, s.d.DB, store.WorkerLiveWithin)
+	if err != nil {
+		return "", err
+	}
+	return c.Waiting(sub.Lane, sub.Language), nil
+}
+
+// noWorker lists the outbox's job rows, per lane and language, that no live active
+// worker runs: the overview's waiting_for_worker.
+func (s *Server) noWorker(ctx context.Context) ([]wire.LanguageWaiting, error) {
+	qs, err := store.LanguageQueues(ctx, s.d.DB)
+	if err != nil {
+		return nil, err
+	}
+	c, err := store.LiveCapacity(ctx, s.d.DB, store.WorkerLiveWithin)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	out := []wire.LanguageWaiting{}
+	for _, q := range qs {
+		if q.Language == "" {
+			continue
+		}
+		if reason := c.Waiting(q.Lane, q.Language); reason != "" {
+			oldest := q.Oldest
+			out = append(out, wire.LanguageWaiting{Lane: string(q.Lane), Language: q.Language, Waiting: q.Waiting,
+				OldestWaitMS: ageMS(now, &oldest), Reason: reason})
+		}
+	}
+	return out, nil
+}
+
+// The states the worker routes set.
+const (
+	workerDrain   = store.WorkerDraining
+	workerDisable = store.WorkerDisabled
+	workerEnable  = store.WorkerActive
+)
