@@ -26,9 +26,10 @@ type task struct {
 	dir  string // on the tasks tmpfs; removed when the task ends
 
 	box  string // the solution's work dir (source, binary); runs' output comes back through pipes (outputSink)
-	cpu  time.Duration
-	wall time.Duration
-	mem  int64
+	cpu   time.Duration
+	wall  time.Duration
+	mem   int64
+	memMB int // the limit the language's run command may be told ({memory_mb})
 
 	checker    string // testlib checker binary, if any
 	interactor string // interactor binary, if any
@@ -53,6 +54,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	tk.cpu = time.Duration(float64(spec.TimeLimit()) * tk.lang.TimeFactor)
 	tk.wall = time.Duration(float64(tk.cpu)*tk.j.cfg.WallFactor) + tk.j.cfg.WallExtra
 	tk.mem = int64(float64(spec.MemoryLimitBytes()) * tk.lang.MemoryFactor)
+	tk.memMB = spec.MemoryLimitMB
 
 	if tk.lang.Compiled() {
 		c, err := tk.j.compile(ctx, tk.lang, tk.box)

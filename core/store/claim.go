@@ -53,7 +53,7 @@ WITH input AS (
        AND (s.state = 'queued'
             OR (s.state = 'running' AND s.lease_until <= $3 AND s.failures + 1 < s.max_attempts))
     RETURNING s.id, s.attempt, s.problem_id, s.problem_version, s.problem_sha256, s.language,
-              s.lane, s.source, s.trace_id
+              s.lane, s.source, s.trace_id, s.kind, s.run_spec
 ), hist AS (
     INSERT INTO submission_history (submission_id, at, event, attempt, worker, detail)
     SELECT c.id, $3, 'claimed', c.attempt, $2,
@@ -63,7 +63,7 @@ WITH input AS (
 SELECT i.id::text, c.id IS NOT NULL, coalesce(c.attempt, cur.attempt, 0),
        coalesce(c.problem_id, ''), coalesce(c.problem_version, 0), coalesce(c.problem_sha256, ''),
        coalesce(c.language, ''), coalesce(c.lane, ''), coalesce(c.source, ''), coalesce(c.trace_id, ''),
-       cur.id IS NOT NULL, coalesce(cur.state::text, ''),
+       coalesce(c.kind, ''), c.run_spec, cur.id IS NOT NULL, coalesce(cur.state::text, ''),
        coalesce(cur.lease_until > $3, false)
   FROM input i
   LEFT JOIN claimed c ON c.id = i.id
@@ -80,16 +80,16 @@ func ClaimBatch(ctx context.Context, db DB, ids []string, owner string, now time
 	for rows.Next() {
 		var r ClaimResult
 		var claimed, found, live bool
-		var lane, state string
+		var lane, state, kind string
 		t := &r.Task
 		if err := rows.Scan(&r.ID, &claimed, &r.Attempt, &t.ProblemID, &t.ProblemVersion, &t.ProblemSHA256,
-			&t.Language, &lane, &t.Source, &t.TraceID, &found, &state, &live); err != nil {
+			&t.Language, &lane, &t.Source, &t.TraceID, &kind, &t.Run, &found, &state, &live); err != nil {
 			return nil, fmt.Errorf("claim: %w", err)
 		}
 		switch {
 		case claimed:
 			r.Outcome = Claimed
-			t.SubmissionID, t.Attempt, t.Lane = r.ID, r.Attempt, job.Lane(lane)
+			t.SubmissionID, t.Attempt, t.Lane, t.Kind = r.ID, r.Attempt, job.Lane(lane), job.Kind(kind)
 		case !found:
 			r.Outcome = NotFound
 		case job.State(state).Terminal():
