@@ -25,7 +25,7 @@ type task struct {
 	ent  *cache.Entry
 	dir  string // on the tasks tmpfs; removed when the task ends
 
-	box  string // the solution's work dir (source, binary); runs' output comes back through pipes (outputSink)
+	box   string // the solution's work dir (source, binary); runs' output comes back through pipes (outputSink)
 	cpu   time.Duration
 	wall  time.Duration
 	mem   int64
