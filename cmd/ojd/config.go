@@ -14,6 +14,7 @@ import (
 
 	"oj/core/api"
 	"oj/core/dispatch"
+	"oj/core/job"
 	"oj/core/judge"
 	"oj/core/judge/objstore"
 	"oj/core/worker"
@@ -28,7 +29,10 @@ type Config struct {
 	API        api.Config      `mapstructure:"api"`
 	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
 	// Events is the results feed's retention, which the dispatcher keeps.
-	Events  dispatch.EventsConfig `mapstructure:"events"`
+	Events dispatch.EventsConfig `mapstructure:"events"`
+	// Runs bounds runs (the Run button): the API clamps to it, the dispatcher deletes
+	// runs past its retention.
+	Runs    job.RunsConfig  `mapstructure:"runs"`
 	Worker  worker.Config         `mapstructure:"worker"`
 	Sandbox sandbox.Config        `mapstructure:"sandbox"`
 	Judge   judge.Config          `mapstructure:"judge"`
@@ -63,6 +67,7 @@ func defaultConfig() Config {
 		API:        api.DefaultConfig(),
 		Dispatcher: dispatch.DefaultConfig(),
 		Events:     dispatch.DefaultEventsConfig(),
+		Runs:       job.DefaultRunsConfig(),
 		Worker:     worker.DefaultConfig(),
 		Sandbox:    sandbox.DefaultConfig(),
 		Judge:      judge.DefaultConfig(),
@@ -91,7 +96,7 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Worker, c.Sandbox, c.Judge, c.Storage} {
+	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Runs, c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err
 		}

@@ -42,7 +42,9 @@ func apiDaemon(ln net.Listener) daemon {
 		}
 		builds := build.NewClient(d.rdb, d.streams.Keys, d.cfg.API.ToolBuildTimeout)
 		ready() // the address is bound: connections wait in its backlog for Serve
-		return api.New(d.cfg.API, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
+		apiCfg := d.cfg.API
+		apiCfg.Runs = d.cfg.Runs
+		return api.New(apiCfg, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
 			PackageLimits: d.cfg.Judge.PackageLimits, Builds: builds, Registerer: d.reg, Gatherer: d.reg,
 			Clock: clock.Real{}, Log: d.log.With("component", "api")}).Serve(ctx, ln)
 	}
@@ -75,6 +77,7 @@ func writeAddrFile(path, addr string) error {
 func newDispatcher(d *deps) *dispatch.Dispatcher {
 	cfg := d.cfg.Dispatcher
 	cfg.Events = d.cfg.Events
+	cfg.Runs = d.cfg.Runs
 	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 

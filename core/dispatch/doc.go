@@ -10,6 +10,8 @@ package dispatch
 import (
 	"fmt"
 	"time"
+
+	"oj/core/job"
 )
 
 // Config configures the relay and the reconciler.
@@ -36,6 +38,9 @@ type Config struct {
 	// Events is the results feed's part (key "events" of ojd.yaml, not "dispatcher":
 	// the API reads the feed, the dispatcher keeps it).
 	Events EventsConfig `mapstructure:"-"`
+	// Runs is the runs' part (key "runs"): the dispatcher deletes runs older than
+	// Runs.Retention.
+	Runs job.RunsConfig `mapstructure:"-"`
 }
 
 // EventsConfig configures the results feed (key "events").
@@ -71,6 +76,7 @@ func DefaultConfig() Config {
 		FairRelease:       true,
 		FairLookahead:     50 * time.Millisecond,
 		Events:            DefaultEventsConfig(),
+		Runs:              job.DefaultRunsConfig(),
 	}
 }
 

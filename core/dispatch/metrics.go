@@ -15,6 +15,8 @@ type Metrics struct {
 	Window     *prometheus.GaugeVec
 	Waiting    *prometheus.GaugeVec
 	OldestWait *prometheus.GaugeVec
+	// RunsPruned counts runs deleted past runs.retention.
+	RunsPruned prometheus.Counter
 }
 
 // NewMetrics registers the dispatcher's metrics with reg (nil: not registered).
@@ -48,10 +50,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		OldestWait: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "oj_lane_oldest_wait_seconds", Help: "How long the oldest submission waiting in a lane's outbox has waited.",
 		}, []string{"lane"}),
+		RunsPruned: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_runs_pruned_total", Help: "Runs deleted because they were older than runs.retention.",
+		}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
-			m.Window, m.Waiting, m.OldestWait)
+			m.Window, m.Waiting, m.OldestWait, m.RunsPruned)
 	}
 	return m
 }

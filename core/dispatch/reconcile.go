@@ -96,8 +96,8 @@ func (d *Dispatcher) RedriveLost(ctx context.Context, lane job.Lane, entryIDs []
 	return n, nil
 }
 
-// housekeep prunes delivered outbox rows and feed events past their retentions and
-// refreshes the backlog gauges.
+// housekeep prunes delivered outbox rows, feed events and runs past their retentions
+// and refreshes the backlog gauges.
 func (d *Dispatcher) housekeep(ctx context.Context) {
 	now := d.clock.Now()
 	for {
@@ -122,6 +122,7 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 			}
 		}
 	}
+	d.pruneRuns(ctx, now)
 	n, oldest, err := store.OutboxBacklog(ctx, d.db)
 	if err != nil {
 		d.log.Warn("outbox backlog", "err", err)
@@ -146,5 +147,28 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		}
 		d.metrics.Waiting.WithLabelValues(string(lane)).Set(float64(q.Waiting))
 		d.metrics.OldestWait.WithLabelValues(string(lane)).Set(wait)
+	}
+}
+
+// pruneRunsBatch is how many runs one statement deletes: each batch is a short
+// transaction, so deleting an hour of a busy site's runs never holds locks for long.
+const pruneRunsBatch = 1000
+
+// pruneRuns deletes the runs made more than runs.retention ago, batch after batch. Runs
+// are scratch: their inputs, outputs and history go with them.
+func (d *Dispatcher) pruneRuns(ctx context.Context, now time.Time) {
+	if d.cfg.Runs.Retention <= 0 {
+		return
+	}
+	for ctx.Err() == nil {
+		n, err := store.PruneRuns(ctx, d.db, d.cfg.Runs.Retention, now, pruneRunsBatch)
+		if err != nil {
+			d.log.Warn("prune runs", "err", err)
+			return
+		}
+		d.metrics.RunsPruned.Add(float64(n))
+		if n < pruneRunsBatch {
+			return
+		}
 	}
 }

@@ -135,7 +135,7 @@ func (m *Model) trendWidth() int { return max(9, m.width-2*8-(7+7+9+7+7+6+4)) }
 // SetSize gives the view its space: the lanes table on top, the totals below.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	n := 3
+	n := 4 // light, heavy, rejudge, run
 	if m.ov != nil {
 		n = len(m.ov.Lanes)
 	}
@@ -232,7 +232,15 @@ func (m *Model) View() string {
 		line("dead letters", dead, "", m.dead),
 		line("verdicts/s", rate, "", m.verdicts),
 		st.Label.Render(fmt.Sprintf("%-12s ", "submissions")) + shared.OneLine(strings.Join(states, " · "), max(10, m.width-13)),
-		st.Muted.Render("redis " + m.ov.RedisVersion + " · server time " + m.ov.At.UTC().Format("15:04:05")),
 	}
+	if len(m.ov.Runs) > 0 {
+		var runs []string
+		for _, c := range m.ov.Runs {
+			runs = append(runs, c.State+" "+shared.Num(c.Count))
+		}
+		lines = append(lines, st.Label.Render(fmt.Sprintf("%-12s ", "runs"))+shared.OneLine(strings.Join(runs, " · "), max(10, m.width-13)))
+	}
+	lines = append(lines,
+		st.Muted.Render("redis "+m.ov.RedisVersion+" · server time "+m.ov.At.UTC().Format("15:04:05")))
 	return shared.Fit(strings.Join(lines, "\n"), m.width, m.height)
 }
