@@ -33,11 +33,11 @@ type Config struct {
 	// Runs bounds runs (the Run button): the API clamps to it, the dispatcher deletes
 	// runs past its retention.
 	Runs    job.RunsConfig  `mapstructure:"runs"`
-	Worker  worker.Config         `mapstructure:"worker"`
-	Sandbox sandbox.Config        `mapstructure:"sandbox"`
-	Judge   judge.Config          `mapstructure:"judge"`
-	Storage objstore.Config       `mapstructure:"storage"`
-	Log     LogConfig             `mapstructure:"log"`
+	Worker  worker.Config   `mapstructure:"worker"`
+	Sandbox sandbox.Config  `mapstructure:"sandbox"`
+	Judge   judge.Config    `mapstructure:"judge"`
+	Storage objstore.Config `mapstructure:"storage"`
+	Log     LogConfig       `mapstructure:"log"`
 }
 
 // PostgresConfig says where PostgreSQL is.
