@@ -65,6 +65,9 @@ func (m *Model) SetSnapshot(s *shared.Snapshot) {
 	if ov == nil {
 		return
 	}
+	// The lanes table is as tall as the lanes it has: a snapshot with more (or fewer)
+	// lanes than the last resizes it, or a lane (the run lane, say) would be cut off.
+	resize := m.ov == nil || len(m.ov.Lanes) != len(ov.Lanes)
 	m.ov = ov
 	at := ov.At
 	if at.IsZero() {
@@ -73,6 +76,10 @@ func (m *Model) SetSnapshot(s *shared.Snapshot) {
 	if !at.Equal(m.lastAt) {
 		m.lastAt = at
 		m.record(ov, at)
+	}
+	if resize && m.width > 0 {
+		m.SetSize(m.width, m.height) // which draws the rows
+		return
 	}
 	m.rows()
 }
@@ -135,7 +142,7 @@ func (m *Model) trendWidth() int { return max(9, m.width-2*8-(7+7+9+7+7+6+4)) }
 // SetSize gives the view its space: the lanes table on top, the totals below.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	n := 4 // light, heavy, rejudge, run
+	n := 3
 	if m.ov != nil {
 		n = len(m.ov.Lanes)
 	}
