@@ -80,8 +80,10 @@ func (o *order) count(e string) int {
 // waiting delay no submission at all, whatever their number, because the judging lanes'
 // slots are their own and the relay releases each lane as far as its own workers go.
 // The test is on order, not on a clock.
+//
+// Not parallel: its 10,000 inserts load the machine, and the other tests that count what
+// ran before what (fair release) should not share it with them.
 func TestQueuedRunsNeverDelayJudging(t *testing.T) {
-	t.Parallel()
 	h := newHarness(t, testenv.PostgresURL(t), testenv.RedisAddr(t), nil)
 	const queued = 10_000
 	runs := h.submitRuns(queued, 3)
