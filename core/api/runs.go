@@ -158,11 +158,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, tok *store.Token) e
 	}
 	s.metrics.runs.WithLabelValues("accepted").Inc()
 	infoFrom(r.Context()).submissionID = id
-	var wait time.Duration
+	state := job.StateQueued
 	if req.WaitMS != nil && *req.WaitMS > 0 {
-		wait = min(time.Duration(*req.WaitMS)*time.Millisecond, s.lim.MaxWait)
-	}
-	if wait > 0 {
+		wait := min(time.Duration(*req.WaitMS)*time.Millisecond, s.lim.MaxWait)
 		run, err := s.waitTerminal(r.Context(), id, wait)
 		switch {
 		case err != nil && r.Context().Err() != nil:
@@ -173,8 +171,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, tok *store.Token) e
 			writeJSON(w, http.StatusOK, runToWire(run, tok))
 			return nil
 		}
+		state = run.State
 	}
-	writeJSON(w, http.StatusAccepted, wire.RunAccepted{ID: id, State: string(job.StateQueued),
+	writeJSON(w, http.StatusAccepted, wire.RunAccepted{ID: id, State: string(state),
 		Limits: runLimits(spec), Clamped: nonNilStrings(spec.Clamped)})
 	return nil
 }
