@@ -42,6 +42,10 @@
 //     (store.EndAttempt); past the bound the submission is dead with verdict SE, a
 //     dead_letters row and a notification on oj:{dlq}:events, in the same transaction.
 //     Dead letters leave only through an audited replay (ops.Replay, store.Replay).
+//     Runs (rows of kind 'run', the Run button's, lane run) keep invariants 1–6 as they
+//     are, but are scratch, not records: past the bound a run finishes with verdict SE
+//     and its error, and leaves no dead letter (store.EndAttempt); the dispatcher deletes
+//     runs past runs.retention (store.PruneRuns), and no run is ever a feed event.
 //     Nothing is retried that retrying cannot fix: text a contestant or a problem setter influences
 //     is made storable at the store boundary (store.Text for text, and the JSON of cases,
 //     progress and audit rows: no NUL, valid UTF-8); a verdict PostgreSQL still refuses

@@ -87,4 +87,13 @@ func printOverview(p *printer, o *wire.Overview) {
 		rows = append(rows, []string{s.State, n})
 	}
 	p.table([]string{"STATE", "COUNT"}, rows)
+
+	if len(o.Runs) > 0 {
+		p.heading("Runs (lane run, kept for runs.retention)")
+		rows = rows[:0]
+		for _, s := range o.Runs {
+			rows = append(rows, []string{s.State, itoa(s.Count)})
+		}
+		p.table([]string{"STATE", "COUNT"}, rows)
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"oj/core/api"
 	"oj/core/dispatch"
+	"oj/core/job"
 	"oj/core/judge"
 	"oj/core/judge/objstore"
 	"oj/core/webhook"
@@ -31,12 +32,15 @@ type Config struct {
 	// Events is the results feed's retention, which the dispatcher keeps.
 	Events dispatch.EventsConfig `mapstructure:"events"`
 	// Webhooks are sent by the dispatcher.
-	Webhooks webhook.Config  `mapstructure:"webhooks"`
-	Worker   worker.Config   `mapstructure:"worker"`
-	Sandbox  sandbox.Config  `mapstructure:"sandbox"`
-	Judge    judge.Config    `mapstructure:"judge"`
-	Storage  objstore.Config `mapstructure:"storage"`
-	Log      LogConfig       `mapstructure:"log"`
+	Webhooks webhook.Config `mapstructure:"webhooks"`
+	// Runs bounds runs (the Run button): the API clamps to it, the dispatcher deletes
+	// runs past its retention.
+	Runs    job.RunsConfig  `mapstructure:"runs"`
+	Worker  worker.Config   `mapstructure:"worker"`
+	Sandbox sandbox.Config  `mapstructure:"sandbox"`
+	Judge   judge.Config    `mapstructure:"judge"`
+	Storage objstore.Config `mapstructure:"storage"`
+	Log     LogConfig       `mapstructure:"log"`
 }
 
 // PostgresConfig says where PostgreSQL is.
@@ -67,6 +71,7 @@ func defaultConfig() Config {
 		Dispatcher: dispatch.DefaultConfig(),
 		Events:     dispatch.DefaultEventsConfig(),
 		Webhooks:   webhook.DefaultConfig(),
+		Runs:       job.DefaultRunsConfig(),
 		Worker:     worker.DefaultConfig(),
 		Sandbox:    sandbox.DefaultConfig(),
 		Judge:      judge.DefaultConfig(),
@@ -95,7 +100,7 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Webhooks, c.Worker, c.Sandbox, c.Judge, c.Storage} {
+	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Webhooks, c.Runs, c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err
 		}

@@ -44,6 +44,7 @@ func apiDaemon(ln net.Listener) daemon {
 		ready() // the address is bound: connections wait in its backlog for Serve
 		cfg := d.cfg.API
 		cfg.Webhooks = d.cfg.Webhooks
+		cfg.Runs = d.cfg.Runs
 		return api.New(cfg, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
 			PackageLimits: d.cfg.Judge.PackageLimits, Builds: builds, Registerer: d.reg, Gatherer: d.reg,
 			Clock: clock.Real{}, Log: d.log.With("component", "api")}).Serve(ctx, ln)
@@ -78,6 +79,7 @@ func newDispatcher(d *deps) *dispatch.Dispatcher {
 	cfg := d.cfg.Dispatcher
 	cfg.Events = d.cfg.Events
 	cfg.Webhooks = d.cfg.Webhooks
+	cfg.Runs = d.cfg.Runs
 	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 

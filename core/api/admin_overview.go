@@ -93,6 +93,14 @@ func (s *Server) overviewPostgres(gctx context.Context, g *errgroup.Group, now t
 		}
 		return err
 	})
+	g.Go(func() error {
+		counts, err := store.RunCounts(gctx, s.d.DB)
+		out.Runs = make([]wire.StateCount, 0, 4)
+		for _, st := range []job.State{job.StateQueued, job.StateRunning, job.StateFinished, job.StateCanceled} {
+			out.Runs = append(out.Runs, wire.StateCount{State: string(st), Count: counts[st]})
+		}
+		return err
+	})
 }
 
 func ageMS(now time.Time, t *time.Time) int64 {

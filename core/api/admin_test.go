@@ -309,7 +309,7 @@ func TestReclaimAsksPostgreSQL(t *testing.T) {
 		t.Fatalf("audit = %v", got)
 	}
 	w, err := e.admin.Workers(ctx)
-	if err != nil || len(w.Lanes) != 3 || len(w.Leases) != 1 || w.Leases[0].Owner != "busy-worker" || w.Leases[0].Count != 1 {
+	if err != nil || len(w.Lanes) != len(job.Lanes) || len(w.Leases) != 1 || w.Leases[0].Owner != "busy-worker" || w.Leases[0].Count != 1 {
 		t.Fatalf("workers = %+v %v", w, err)
 	}
 }
@@ -372,8 +372,8 @@ func TestOverviewAndOutbox(t *testing.T) {
 	for _, c := range ov.Submissions {
 		counts[c.State] = c.Count
 	}
-	if len(ov.Lanes) != 3 || ov.Lanes[0].Lane != "light" || ov.Lanes[0].Length < 1 || !ov.Lanes[0].GroupExists ||
-		ov.Lanes[0].Consumers < 1 || ov.RedisVersion == "" || counts["finished"] != 1 || len(counts) != 5 {
+	if len(ov.Lanes) != len(job.Lanes) || ov.Lanes[3].Lane != "run" || ov.Lanes[0].Lane != "light" || ov.Lanes[0].Length < 1 || !ov.Lanes[0].GroupExists ||
+		ov.Lanes[0].Consumers < 1 || ov.RedisVersion == "" || counts["finished"] != 1 || len(counts) != 5 || len(ov.Runs) != 4 {
 		t.Fatalf("overview = %+v", ov)
 	}
 	// The relay marks its row delivered in the transaction around the XADD, which may

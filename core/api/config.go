@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"oj/core/job"
 	"oj/core/webhook"
 )
 
@@ -23,6 +24,8 @@ type Config struct {
 	// admin actions use the retry window (a redelivery's, a test's) and the rotation
 	// grace.
 	Webhooks webhook.Config `mapstructure:"-"`
+	// Runs bounds runs (key "runs" of ojd.yaml, shared with the dispatcher).
+	Runs job.RunsConfig `mapstructure:"-"`
 }
 
 // Limits bound what clients may ask of the API (key "api.limits").
@@ -67,6 +70,13 @@ type Limits struct {
 	MaxFeedFollowers int `mapstructure:"max_feed_followers"`
 	// SSEHeartbeat is the interval of the comment lines that keep an event stream open.
 	SSEHeartbeat time.Duration `mapstructure:"sse_heartbeat"`
+	// RunRate and RunBurst are each token's bucket for runs (per second), apart from its
+	// submits' (a token with a submit_rate of its own, a site's, uses that for runs too);
+	// a rate of 0 disables it. RunMaxQueued refuses runs (429) while that many runs wait
+	// for a worker; 0 disables the cap.
+	RunRate      float64 `mapstructure:"run_rate"`
+	RunBurst     int     `mapstructure:"run_burst"`
+	RunMaxQueued int64   `mapstructure:"run_max_queued"`
 	// AuthCacheTTL is how long a token lookup is reused (a revoked token stops working
 	// within this delay); 0 looks every request up.
 	AuthCacheTTL time.Duration `mapstructure:"auth_cache_ttl"`
@@ -75,7 +85,8 @@ type Limits struct {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{Listen: "127.0.0.1:8080", ReadTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
-		ToolBuildTimeout: 90 * time.Second, Limits: DefaultLimits(), Webhooks: webhook.DefaultConfig()}
+		ToolBuildTimeout: 90 * time.Second, Limits: DefaultLimits(), Webhooks: webhook.DefaultConfig(),
+		Runs: job.DefaultRunsConfig()}
 }
 
 // DefaultLimits returns the default limits: 64 KiB sources, 256 MiB packages, 2 submits/s
@@ -101,6 +112,9 @@ func DefaultLimits() Limits {
 		MaxFeedFollowers:   256,
 		SSEHeartbeat:       15 * time.Second,
 		AuthCacheTTL:       5 * time.Second,
+		RunRate:            2,
+		RunBurst:           10,
+		RunMaxQueued:       1000,
 	}
 }
 
@@ -115,6 +129,9 @@ func (c Config) Validate() error {
 		return errors.New("api.shutdown_timeout: must be positive")
 	case c.ToolBuildTimeout < time.Second:
 		return errors.New("api.tool_build_timeout: must be at least 1s")
+	}
+	if err := c.Runs.Validate(); err != nil {
+		return err
 	}
 	return c.Limits.Validate()
 }
@@ -158,6 +175,12 @@ func (l Limits) Validate() error {
 		return errors.New("api.limits.max_feed_followers: must be at least 1")
 	case l.SSEHeartbeat <= 0:
 		return errors.New("api.limits.sse_heartbeat: must be positive")
+	case l.RunRate < 0:
+		return errors.New("api.limits.run_rate: must not be negative")
+	case l.RunRate > 0 && l.RunBurst < 1:
+		return errors.New("api.limits.run_burst: must be at least 1 when run_rate is set")
+	case l.RunMaxQueued < 0:
+		return errors.New("api.limits.run_max_queued: must not be negative")
 	case l.AuthCacheTTL < 0:
 		return errors.New("api.limits.auth_cache_ttl: must not be negative")
 	}

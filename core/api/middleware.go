@@ -42,6 +42,7 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	submits  *prometheus.CounterVec
+	runs     *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -53,8 +54,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}, []string{"route", "code"}),
 		submits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "oj_api_submits_total",
 			Help: "Submit outcomes: accepted, replayed, rate_limited, backlog, rejected, unavailable."}, []string{"outcome"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "oj_api_runs_total",
+			Help: "Run outcomes: accepted, rate_limited, backlog, rejected, unavailable."}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.submits)
+	reg.MustRegister(m.requests, m.latency, m.submits, m.runs)
 	return m
 }
 

@@ -150,6 +150,27 @@ func TestOpenAPIAnswersMatchTheSpec(t *testing.T) {
 	do(call{name: "no such case", method: "GET", path: sub + done + "/cases/9", token: alice, want: 404})
 	do(call{name: "case 0", method: "GET", path: sub + done + "/cases/0", token: alice, want: 400, offSpec: true})
 
+	// Runs.
+	run := jsonField(t, do(call{name: "run and wait", method: "POST", path: "/api/v1/runs", token: alice,
+		body: []byte(`{"language":"python3","source":"print(input())","stdins":["1\n","2\n"],"wait_ms":10000}`), want: 200,
+		check: wantInBody(`"status":"OK"`)}), "id")
+	do(call{name: "run", method: "POST", path: "/api/v1/runs", token: alice,
+		body: []byte(`{"language":"python3","source":"print(1)"}`), want: 202})
+	do(call{name: "run over the maxima", method: "POST", path: "/api/v1/runs", token: alice,
+		body: []byte(`{"language":"python3","source":"print(1)","stdin":"","limits":{"time_ms":999999,"memory_mb":999999}}`),
+		want: 202, check: wantInBody(`runs.max_time`)})
+	do(call{name: "run with stdin and stdins", method: "POST", path: "/api/v1/runs", token: alice,
+		body: []byte(`{"language":"python3","source":"print(1)","stdin":"","stdins":[""]}`), want: 400})
+	do(call{name: "run of an unknown language", method: "POST", path: "/api/v1/runs", token: alice,
+		body: []byte(`{"language":"cobol","source":"x"}`), want: 400, check: wantInBody("unknown_language")})
+	do(call{name: "run with inputs too large", method: "POST", path: "/api/v1/runs", token: alice,
+		body: []byte(`{"language":"python3","source":"x","stdin":"` + strings.Repeat("x", 1<<20+1) + `"}`), want: 413})
+	do(call{name: "own run", method: "GET", path: "/api/v1/runs/" + run, token: alice, want: 200})
+	do(call{name: "a run as admin", method: "GET", path: "/api/v1/runs/" + run, token: admin, want: 200})
+	do(call{name: "another's run", method: "GET", path: "/api/v1/runs/" + run, token: bob, want: 404})
+	do(call{name: "a run as a submission", method: "GET", path: sub + run, token: alice, want: 404})
+	do(call{name: "a submission as a run", method: "GET", path: "/api/v1/runs/" + done, token: alice, want: 404})
+
 	// Admin reads.
 	adm := "/admin/v1/"
 	do(call{name: "overview", method: "GET", path: adm + "overview", token: admin, want: 200})

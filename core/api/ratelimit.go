@@ -16,16 +16,25 @@ import (
 // buckets are the submit token buckets: one per user (kept in an LRU so that many users
 // cannot grow memory without bound) and one for everybody.
 type buckets struct {
-	lim    Limits
+	rate   float64 // each user's, unless the token has its own
+	burst  int
 	global *rate.Limiter
 	users  *lru.Cache[int64, *rate.Limiter]
 }
 
 func newBuckets(l Limits) *buckets {
-	b := &buckets{lim: l}
+	b := &buckets{rate: l.UserRate, burst: l.UserBurst}
 	if l.GlobalRate > 0 {
 		b.global = rate.NewLimiter(rate.Limit(l.GlobalRate), l.GlobalBurst)
 	}
+	b.users, _ = lru.New[int64, *rate.Limiter](l.UserBuckets)
+	return b
+}
+
+// newRunBuckets are the runs' buckets: one per user (run_rate, run_burst), apart from
+// the submits', and none for everybody (the queued cap bounds the whole).
+func newRunBuckets(l Limits) *buckets {
+	b := &buckets{rate: l.RunRate, burst: l.RunBurst}
 	b.users, _ = lru.New[int64, *rate.Limiter](l.UserBuckets)
 	return b
 }
@@ -34,7 +43,7 @@ func newBuckets(l Limits) *buckets {
 // submitting for all its users through one token), else the configured defaults. A
 // token's settings never change, so its bucket is made once.
 func (b *buckets) user(tok *store.Token) *rate.Limiter {
-	r, burst := b.lim.UserRate, b.lim.UserBurst
+	r, burst := b.rate, b.burst
 	if tok.SubmitRate != nil {
 		r = *tok.SubmitRate
 		burst = max(1, int(r)) // a rate of its own without a burst of its own: one second's worth

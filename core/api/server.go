@@ -61,10 +61,12 @@ type Server struct {
 	metrics *metrics
 	hub     *hub
 	buckets *buckets
-	backlog *backlog
-	auth    *authCache
-	views   render.Visibilities
-	streams *streamGate
+	// runBuckets are the runs' own (api.limits.run_rate, run_burst).
+	runBuckets *buckets
+	backlog    *backlog
+	auth       *authCache
+	views      render.Visibilities
+	streams    *streamGate
 	// followers bounds the results feed's followers.
 	followers *followerGate
 	ops       *ops.Ops
@@ -91,6 +93,7 @@ func New(cfg Config, d Deps) *Server {
 	s.followers = newFollowerGate(cfg.Limits.MaxFeedFollowers, d.Registerer)
 	s.hub = newHub(d.DB, d.Log)
 	s.buckets = newBuckets(cfg.Limits)
+	s.runBuckets = newRunBuckets(cfg.Limits)
 	s.backlog = &backlog{db: d.DB, lim: cfg.Limits, clock: d.Clock, log: d.Log}
 	s.auth = newAuthCache(cfg.Limits.AuthCacheTTL)
 	s.ops = ops.New(d.DB, d.Streams, d.Clock, d.Log)
@@ -144,6 +147,8 @@ func (s *Server) Handler() http.Handler {
 	// and its config key (limitBody).
 	submitBody := bodyLimit{max: submitBodyLimit(s.lim.MaxSourceBytes), what: "source",
 		limit: int64(s.lim.MaxSourceBytes), key: keyMaxSource}
+	runBody := bodyLimit{max: runBodyLimit(s.lim.MaxSourceBytes, s.cfg.Runs.MaxStdinBytes), what: "run (source and inputs)",
+		limit: runBodyLimit(s.lim.MaxSourceBytes, s.cfg.Runs.MaxStdinBytes), key: keyMaxSource + " and " + keyMaxStdin}
 	packageBody := bodyLimit{max: s.lim.MaxProblemBytes, what: "package", limit: s.lim.MaxProblemBytes, key: keyMaxProblem}
 	action := takes("dry_run").body(adminBody)
 	public := func(pattern string, h http.Handler, in routeInput) { mux.Handle(pattern, strictQuery(in, h)) }
@@ -162,6 +167,8 @@ func (s *Server) Handler() http.Handler {
 	user("GET /api/v1/submissions/{id}/events", s.events, takes())
 	user("GET /api/v1/submissions/{id}/cases/{n}", s.getCase, takes())
 	user("GET /api/v1/languages", s.languages, takes())
+	submitter("POST /api/v1/runs", s.run, takes().body(runBody))
+	user("GET /api/v1/runs/{id}", s.getRun, takes())
 	admin("PUT /api/v1/problems/{id}", s.putProblem, takes("format").body(packageBody))
 	user("GET /api/v1/problems/{id}", s.getProblem, takes())
 	reader("GET /api/v1/problems", s.listProblems, takes("archived"))

@@ -368,7 +368,8 @@ func (s *Server) visibleSubmission(r *http.Request, tok *store.Token) (*store.Su
 	id := r.PathValue("id")
 	infoFrom(r.Context()).submissionID = id
 	sub, err := store.GetSubmission(r.Context(), s.d.DB, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && !canSee(tok, sub.OwnerID)) {
+	// A run is no submission: GET /api/v1/runs/{id} serves it.
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (sub.Kind == job.KindRun || !canSee(tok, sub.OwnerID))) {
 		return nil, errorf(http.StatusNotFound, codeNotFound, "submission %s not found", id)
 	}
 	if err != nil {

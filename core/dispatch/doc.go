@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"oj/core/job"
 	"oj/core/webhook"
 )
 
@@ -42,6 +43,9 @@ type Config struct {
 	Events EventsConfig `mapstructure:"-"`
 	// Webhooks configures the webhooks the dispatcher sends (key "webhooks").
 	Webhooks webhook.Config `mapstructure:"-"`
+	// Runs is the runs' part (key "runs"): the dispatcher deletes runs older than
+	// Runs.Retention.
+	Runs job.RunsConfig `mapstructure:"-"`
 }
 
 // EventsConfig configures the results feed (key "events").
@@ -78,6 +82,7 @@ func DefaultConfig() Config {
 		FairLookahead:     50 * time.Millisecond,
 		Events:            DefaultEventsConfig(),
 		Webhooks:          webhook.DefaultConfig(),
+		Runs:              job.DefaultRunsConfig(),
 	}
 }
 

@@ -26,6 +26,8 @@ type Metrics struct {
 	// NoWorker counts, per lane and language, the job rows held back because no live
 	// active worker runs their language (capable.go).
 	NoWorker *prometheus.GaugeVec
+	// RunsPruned counts runs deleted past runs.retention.
+	RunsPruned prometheus.Counter
 }
 
 // NewMetrics registers the dispatcher's metrics with reg (nil: not registered).
@@ -83,6 +85,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		NoWorker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "oj_lane_waiting_no_worker", Help: "Submissions held in the outbox because no live active worker runs their language, by lane and language.",
 		}, []string{"lane", "language"}),
+		RunsPruned: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_runs_pruned_total", Help: "Runs deleted because they were older than runs.retention.",
+		}),
 	}
 	for _, o := range []string{"delivered", "retry", "failed", "gone"} {
 		m.WebhookDeliveries.WithLabelValues(o)
@@ -93,7 +98,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
 			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
-			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker)
+			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker, m.RunsPruned)
 	}
 	return m
 }

@@ -96,8 +96,8 @@ func (d *Dispatcher) RedriveLost(ctx context.Context, lane job.Lane, entryIDs []
 	return n, nil
 }
 
-// housekeep prunes delivered outbox rows, feed events and delivered webhook deliveries
-// past their retentions and refreshes the backlog gauges.
+// housekeep prunes delivered outbox rows, feed events, delivered webhook deliveries and
+// runs past their retentions and refreshes the backlog gauges.
 func (d *Dispatcher) housekeep(ctx context.Context) {
 	now := d.clock.Now()
 	for {
@@ -123,6 +123,7 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		}
 	}
 	d.webhookHousekeeping(ctx, now)
+	d.pruneRuns(ctx, now)
 	n, oldest, err := store.OutboxBacklog(ctx, d.db)
 	if err != nil {
 		d.log.Warn("outbox backlog", "err", err)
@@ -174,4 +175,27 @@ func (d *Dispatcher) webhookHousekeeping(ctx context.Context, now time.Time) {
 		age = max(0, now.Sub(*oldest).Seconds())
 	}
 	d.metrics.WebhookOldestPending.Set(age)
+}
+
+// pruneRunsBatch is how many runs one statement deletes: each batch is a short
+// transaction, so deleting an hour of a busy site's runs never holds locks for long.
+const pruneRunsBatch = 1000
+
+// pruneRuns deletes the runs made more than runs.retention ago, batch after batch. Runs
+// are scratch: their inputs, outputs and history go with them.
+func (d *Dispatcher) pruneRuns(ctx context.Context, now time.Time) {
+	if d.cfg.Runs.Retention <= 0 {
+		return
+	}
+	for ctx.Err() == nil {
+		n, err := store.PruneRuns(ctx, d.db, d.cfg.Runs.Retention, now, pruneRunsBatch)
+		if err != nil {
+			d.log.Warn("prune runs", "err", err)
+			return
+		}
+		d.metrics.RunsPruned.Add(float64(n))
+		if n < pruneRunsBatch {
+			return
+		}
+	}
 }

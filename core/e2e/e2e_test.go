@@ -87,7 +87,7 @@ func newSystem(tb testing.TB, slots int, tweaks ...func(*judge.Config)) *system 
 	disp := dispatch.New(dcfg, db, streams, clock.Real{}, log, dispatch.NewMetrics(nil))
 	wcfg := worker.DefaultConfig()
 	wcfg.Name = "e2e"
-	wcfg.Concurrency = map[string]int{"light": slots, "heavy": slots, "rejudge": slots}
+	wcfg.Concurrency = map[string]int{"light": slots, "heavy": slots, "rejudge": slots, "run": slots}
 	wcfg.ReadBlock = 100 * time.Millisecond
 	w := worker.New(wcfg, db, streams, j, disp, clock.Real{}, log, worker.NewMetrics(nil))
 	runCtx, stop := context.WithCancel(context.Background())

@@ -78,15 +78,17 @@ type Lane string
 
 // Lanes. Light is for interpreted languages (cheap to start), heavy for compiled ones,
 // rejudge is the low-priority lane that operators' bulk rejudges go through so they do
-// not delay live submissions.
+// not delay live submissions, run carries runs (a program on the caller's own input, the
+// Run button): its own slots, so a flood of runs never takes a judging slot.
 const (
 	LaneLight   Lane = "light"
 	LaneHeavy   Lane = "heavy"
 	LaneRejudge Lane = "rejudge"
+	LaneRun     Lane = "run"
 )
 
 // Lanes lists every lane in priority order.
-var Lanes = []Lane{LaneLight, LaneHeavy, LaneRejudge}
+var Lanes = []Lane{LaneLight, LaneHeavy, LaneRejudge, LaneRun}
 
 // ParseLane returns the lane named s.
 func ParseLane(s string) (Lane, error) {
@@ -95,7 +97,7 @@ func ParseLane(s string) (Lane, error) {
 			return l, nil
 		}
 	}
-	return "", fmt.Errorf("unknown lane %q (want light, heavy or rejudge)", s)
+	return "", fmt.Errorf("unknown lane %q (want light, heavy, rejudge or run)", s)
 }
 
 // Backoff is the wait before retry n (1, 2, …): base·2^(n-1), capped at max.

@@ -15,6 +15,63 @@ type Task struct {
 	// language's factor): its version's, which verify may have derived after the
 	// package was stored, or the submission's own (a verification's). 0: the package's.
 	TimeLimitMS int
+	// Kind is KindSubmission (judged against a problem) or KindRun (run on Run's inputs,
+	// no problem, no verdict).
+	Kind Kind
+	// Run is what a run runs on; nil for a submission.
+	Run *RunSpec
+}
+
+// Kind is what a row of the submissions table is.
+type Kind string
+
+// Kinds.
+const (
+	KindSubmission Kind = "submission"
+	KindRun        Kind = "run"
+)
+
+// RunSpec is a run's inputs and the limits applied to each (the caller's, clamped to
+// the configured maxima), as stored with it.
+type RunSpec struct {
+	Stdins      []string `json:"stdins"`
+	TimeMS      int      `json:"time_ms"`
+	MemoryMB    int      `json:"memory_mb"`
+	OutputBytes int      `json:"output_bytes"`
+	// Clamped says which of the caller's limits were over the maxima, and what applied.
+	Clamped []string `json:"clamped,omitempty"`
+}
+
+// RunStatus is how one input's run ended.
+type RunStatus string
+
+// Run statuses: the program ended by itself with exit code 0 (OK), went over a limit, or
+// failed (non-zero exit, a signal); SE when the sandbox reported its own failure for
+// that input (the other inputs still run).
+const (
+	RunOK  RunStatus = "OK"
+	RunTLE RunStatus = "TLE"
+	RunMLE RunStatus = "MLE"
+	RunOLE RunStatus = "OLE"
+	RunRE  RunStatus = "RE"
+	RunSE  RunStatus = "SE"
+)
+
+// RunResult is one input's run: how it ended, its figures, and the start of what it
+// wrote (at most RunSpec.OutputBytes each; Truncated says there was more).
+type RunResult struct {
+	Index           int       `json:"index"`
+	Status          RunStatus `json:"status"`
+	ExitCode        int       `json:"exit_code"`
+	Signal          int       `json:"signal"`
+	TimeMS          int       `json:"time_ms"`
+	WallMS          int       `json:"wall_ms"`
+	MemoryKB        int       `json:"memory_kb"`
+	Stdout          string    `json:"stdout"`
+	Stderr          string    `json:"stderr"`
+	StdoutTruncated bool      `json:"stdout_truncated"`
+	StderrTruncated bool      `json:"stderr_truncated"`
+	Message         string    `json:"message,omitempty"`
 }
 
 // Outcome is the judge's answer for a task. A judge that could not decide (sandbox or
@@ -27,6 +84,9 @@ type Outcome struct {
 	MemoryKB      int
 	CompileOutput string
 	Cases         []CaseResult
+	// Runs is a run's per-input results. A run has no verdict, except CE when its source
+	// does not compile (then it has no results).
+	Runs []RunResult
 }
 
 // CaseResult is one test case's result. Message is what the submission's owner sees and

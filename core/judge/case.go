@@ -33,7 +33,7 @@ func (tk *task) caseFiles(i int) (in, ans string) {
 }
 
 func (tk *task) runSpec() Spec {
-	vars := lang.Vars{Src: tk.src, Class: tk.class, MemoryMB: tk.ent.Pkg.Spec.MemoryLimitMB, WorkDir: tk.j.runner.WorkDir()}
+	vars := lang.Vars{Src: tk.src, Class: tk.class, MemoryMB: tk.memMB, WorkDir: tk.j.runner.WorkDir()}
 	return Spec{
 		Argv:          lang.Expand(tk.lang.Run, vars),
 		Env:           mergeEnv(baseEnv, lang.Expand(tk.lang.RunEnv, vars)),
@@ -115,18 +115,35 @@ func (co *caseOutcome) setCheck(r check.Result) {
 // runWithInput runs the solution on the file inPath. Its whole stdout (up to the output
 // limit) and the start of its stderr come back in the sinks, which are drained.
 func (tk *task) runWithInput(ctx context.Context, inPath string) (Result, *outputSink, *outputSink, error) {
+	s := tk.runSpec()
+	return tk.runOn(ctx, inPath, int(s.OutputBytes), markerScan)
+}
+
+// runOn runs the solution on the file inPath, keeping the first outKeep bytes of its
+// stdout and errKeep of its stderr; either stream over the output limit is cut off
+// (sink.over). A sandbox failure (status SE) is an error.
+func (tk *task) runOn(ctx context.Context, inPath string, outKeep, errKeep int) (Result, *outputSink, *outputSink, error) {
+	res, out, errs, err := tk.runOnce(ctx, inPath, outKeep, errKeep)
+	if err == nil && res.Status == StatusSE {
+		return Result{}, nil, nil, fmt.Errorf("run: sandbox failure: %s", res.Error)
+	}
+	return res, out, errs, err
+}
+
+// runOnce is runOn that returns a sandbox failure as the result it is.
+func (tk *task) runOnce(ctx context.Context, inPath string, outKeep, errKeep int) (Result, *outputSink, *outputSink, error) {
 	in, err := os.Open(inPath)
 	if err != nil {
 		return Result{}, nil, nil, err
 	}
 	defer in.Close()
 	s := tk.runSpec()
-	out, err := newOutputSink(int(s.OutputBytes), s.OutputBytes)
+	out, err := newOutputSink(outKeep, s.OutputBytes)
 	if err != nil {
 		return Result{}, nil, nil, err
 	}
 	defer out.wait()
-	errs, err := newOutputSink(markerScan, s.OutputBytes)
+	errs, err := newOutputSink(errKeep, s.OutputBytes)
 	if err != nil {
 		return Result{}, nil, nil, err
 	}
@@ -140,9 +157,6 @@ func (tk *task) runWithInput(ctx context.Context, inPath string) (Result, *outpu
 	errs.wait()
 	if err != nil {
 		return Result{}, nil, nil, fmt.Errorf("run: %w", err)
-	}
-	if res.Status == StatusSE {
-		return Result{}, nil, nil, fmt.Errorf("run: sandbox failure: %s", res.Error)
 	}
 	return res, out, errs, nil
 }

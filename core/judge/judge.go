@@ -268,6 +268,13 @@ func (j *Judge) Decide(ctx context.Context, t job.Task) (Decision, error) {
 	if ms := j.missing[l.ID]; len(ms) > 0 {
 		return Decision{}, fmt.Errorf("judge %s: %w: %s", t.SubmissionID, ErrLanguageUnavailable, ms[0])
 	}
+	if t.Kind == job.KindRun {
+		out, err := j.run(ctx, t, l)
+		if err != nil {
+			return Decision{}, fmt.Errorf("run %s: %w", t.SubmissionID, err)
+		}
+		return Decision{Outcome: out}, nil // a run's output is in its results: no artefacts
+	}
 	ent, err := j.acquire(ctx, t.ProblemSHA256)
 	if err != nil {
 		return Decision{}, fmt.Errorf("judge %s: %w", t.SubmissionID, err)

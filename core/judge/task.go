@@ -29,6 +29,7 @@ type task struct {
 	cpu        time.Duration
 	wall       time.Duration
 	mem        int64
+	memMB      int // the limit the language's run command may be told ({memory_mb})
 
 	checker    *tool // testlib checker, if any
 	validator  *tool // Kattis output validator, if any (an interactor with spec.Interactive)
@@ -59,6 +60,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	tk.cpu = time.Duration(float64(limit) * tk.lang.TimeFactor)
 	tk.wall = time.Duration(float64(tk.cpu)*tk.j.cfg.WallFactor) + tk.j.cfg.WallExtra
 	tk.mem = int64(float64(spec.MemoryLimitBytes()) * tk.lang.MemoryFactor)
+	tk.memMB = spec.MemoryLimitMB
 
 	if tk.lang.Compiled() {
 		c, err := tk.j.compileWith(ctx, tk.lang, tk.box, compileOpts{lim: tk.j.cfg.Compile, src: tk.src})

@@ -23,7 +23,7 @@ func Submission(s *store.Submission, admin bool, view View) wire.Submission {
 		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
 	}
-	out.Error = submissionError(s)
+	out.Error = SubmissionError(s)
 	if !admin {
 		// The reason's first line says what failed; what follows (a compiler quoting a
 		// checker's source, a storage error's details) is the problem setter's and the
@@ -45,10 +45,10 @@ func Purpose(p string) string {
 	return p
 }
 
-// submissionError is the reason of a dead or SE submission (its last attempt's error),
+// SubmissionError is the reason of a dead or SE submission (its last attempt's error),
 // empty otherwise: a queued submission being retried keeps its last error in PostgreSQL,
 // but it is not the submission's reason until the submission ends.
-func submissionError(s *store.Submission) string {
+func SubmissionError(s *store.Submission) string {
 	if s.State == job.StateDead || (s.State == job.StateFinished && s.Verdict == job.VerdictSE) {
 		if s.LastError == "" {
 			return "system error (no reason recorded)"

@@ -29,7 +29,7 @@ func IsIdempotencyConflict(err error) bool {
 func QueueStats(ctx context.Context, db DB) (int64, *time.Time, error) {
 	var n int64
 	var oldest *time.Time
-	err := db.QueryRow(ctx, `SELECT count(*), min(queued_at) FROM submissions WHERE state = 'queued'`).Scan(&n, &oldest)
+	err := db.QueryRow(ctx, `SELECT count(*), min(queued_at) FROM submissions WHERE state = 'queued' AND kind = 'submission'`).Scan(&n, &oldest)
 	if err != nil {
 		return 0, nil, fmt.Errorf("queue stats: %w", err)
 	}
@@ -52,8 +52,8 @@ type StateCount struct {
 // estimated from pg_class.reltuples × pg_stats' frequency of the state.
 func StateCounts(ctx context.Context, db DB) ([]StateCount, error) {
 	var queued, running int64
-	if err := db.QueryRow(ctx, `SELECT (SELECT count(*) FROM submissions WHERE state = 'queued'),
-		(SELECT count(*) FROM submissions WHERE state = 'running')`).Scan(&queued, &running); err != nil {
+	if err := db.QueryRow(ctx, `SELECT (SELECT count(*) FROM submissions WHERE state = 'queued' AND kind = 'submission'),
+		(SELECT count(*) FROM submissions WHERE state = 'running' AND kind = 'submission')`).Scan(&queued, &running); err != nil {
 		return nil, fmt.Errorf("state counts: %w", err)
 	}
 	out := []StateCount{{State: job.StateQueued, Count: queued}, {State: job.StateRunning, Count: running}}
@@ -64,7 +64,7 @@ func StateCounts(ctx context.Context, db DB) ([]StateCount, error) {
 	}
 	if reltuples < exactCountBelow {
 		counts, err := keyed[int64](ctx, db, "state counts", `SELECT state::text, count(*) FROM submissions
-			WHERE state IN ('finished', 'dead', 'canceled') GROUP BY state`)
+			WHERE state IN ('finished', 'dead', 'canceled') AND kind = 'submission' GROUP BY state`)
 		if err != nil {
 			return nil, err
 		}

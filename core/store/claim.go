@@ -70,7 +70,7 @@ WITH input AS (
        AND ($5::text[] IS NULL OR s.language = ANY($5::text[]))
        AND (SELECT state FROM me) = 'active'
     RETURNING s.id, s.attempt, s.problem_id, s.problem_version, s.problem_sha256, s.language,
-              s.lane, s.source, s.trace_id, s.time_limit_ms
+              s.lane, s.source, s.trace_id, s.time_limit_ms, s.kind, s.run_spec
 ), hist AS (
     INSERT INTO submission_history (submission_id, at, event, attempt, worker, detail)
     SELECT c.id, $3, 'claimed', c.attempt, $2,
@@ -80,7 +80,7 @@ WITH input AS (
 SELECT i.id::text, c.id IS NOT NULL, coalesce(c.attempt, cur.attempt, 0),
        coalesce(c.problem_id, ''), coalesce(c.problem_version, 0), coalesce(c.problem_sha256, ''),
        coalesce(c.language, ''), coalesce(c.lane, ''), coalesce(c.source, ''), coalesce(c.trace_id, ''),
-       cur.id IS NOT NULL, coalesce(cur.state::text, ''),
+       coalesce(c.kind, ''), c.run_spec, cur.id IS NOT NULL, coalesce(cur.state::text, ''),
        coalesce(cur.lease_until > $3, false),
        coalesce(c.time_limit_ms, pv.time_limit_ms, 0),
        $5::text[] IS NULL OR coalesce(cur.language = ANY($5::text[]), false),
@@ -102,17 +102,17 @@ func ClaimBatch(ctx context.Context, db DB, ids []string, owner string, now time
 	for rows.Next() {
 		var r ClaimResult
 		var claimed, found, live, capable bool
-		var lane, state, mine string
+		var lane, state, mine, kind string
 		t := &r.Task
 		if err := rows.Scan(&r.ID, &claimed, &r.Attempt, &t.ProblemID, &t.ProblemVersion, &t.ProblemSHA256,
-			&t.Language, &lane, &t.Source, &t.TraceID, &found, &state, &live, &t.TimeLimitMS, &capable, &mine); err != nil {
+			&t.Language, &lane, &t.Source, &t.TraceID, &kind, &t.Run, &found, &state, &live, &t.TimeLimitMS, &capable, &mine); err != nil {
 			return nil, fmt.Errorf("claim: %w", err)
 		}
 		r.State = job.State(state)
 		switch {
 		case claimed:
 			r.Outcome = Claimed
-			t.SubmissionID, t.Attempt, t.Lane = r.ID, r.Attempt, job.Lane(lane)
+			t.SubmissionID, t.Attempt, t.Lane, t.Kind = r.ID, r.Attempt, job.Lane(lane), job.Kind(kind)
 		case !found:
 			r.Outcome = NotFound
 		case job.State(state).Terminal():

@@ -24,11 +24,14 @@ type Ending struct {
 }
 
 // endAttemptSQL ends an attempt without a verdict: back to queued for a retry, or dead
-// with verdict SE once the failures reach max_attempts (invariant 7).
+// with verdict SE once the failures reach max_attempts (invariant 7). A run is scratch,
+// not a record: past the bound it finishes with SE (its error says why) and leaves no
+// dead letter for an operator to tend.
 const endAttemptSQL = `
 UPDATE submissions
    SET failures = failures + $5,
-       state = (CASE WHEN failures + $5 >= max_attempts THEN 'dead' ELSE 'queued' END)::submission_state,
+       state = (CASE WHEN failures + $5 < max_attempts THEN 'queued'
+                     WHEN kind = 'run' THEN 'finished' ELSE 'dead' END)::submission_state,
        verdict = CASE WHEN failures + $5 >= max_attempts THEN 'SE' END,
        lease_owner = NULL, lease_until = NULL, last_error = $6, queued_at = $4,
        finished_at = CASE WHEN failures + $5 >= max_attempts THEN $4::timestamptz END
@@ -61,6 +64,8 @@ func EndAttempt(ctx context.Context, db DB, owner string, l Lease, e Ending, now
 		state = job.State(st)
 		event := EventRetry
 		switch {
+		case state == job.StateFinished:
+			event = EventFinished // a run out of attempts: SE, no dead letter
 		case state == job.StateDead:
 			event = EventDead
 			if err := insertDeadLetter(ctx, tx, l.ID, lane, failures, e.Cause, now); err != nil {

@@ -25,11 +25,11 @@ type Result struct {
 const finalizeSQL = `
 WITH input AS (
     SELECT * FROM unnest($1::text[]::uuid[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::bigint[],
-                         $7::text[], $8::jsonb[], $11::text[])
-             AS i(id, attempt, verdict, score, time_ms, memory_kb, compile_output, cases, error)
+                         $7::text[], $8::jsonb[], $11::text[], $12::jsonb[])
+             AS i(id, attempt, verdict, score, time_ms, memory_kb, compile_output, cases, error, run_results)
 ), done AS (
     UPDATE submissions s
-       SET state = 'finished', verdict = i.verdict, score = i.score, time_ms = i.time_ms,
+       SET state = 'finished', verdict = NULLIF(i.verdict, ''), run_results = i.run_results, score = i.score, time_ms = i.time_ms,
            memory_kb = i.memory_kb, compile_output = i.compile_output, cases = i.cases,
            lease_owner = NULL, lease_until = NULL, finished_at = $10, last_error = i.error
       FROM input i
@@ -39,7 +39,7 @@ WITH input AS (
 ), hist AS (
     INSERT INTO submission_history (submission_id, at, event, attempt, worker, detail)
     SELECT id, $10, 'finished', attempt, $9,
-           verdict || CASE WHEN last_error <> '' THEN ': ' || last_error ELSE '' END FROM done
+           coalesce(verdict, 'run') || CASE WHEN last_error <> '' THEN ': ' || last_error ELSE '' END FROM done
 )
 SELECT i.id::text, done.id IS NOT NULL, cur.id IS NOT NULL, coalesce(cur.state::text, ''),
        coalesce(cur.attempt, 0), coalesce(cur.lease_owner, ''), coalesce(cur.lease_until > $10, false)
@@ -60,6 +60,8 @@ func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, n
 	verdicts, scores := make([]string, n), make([]float64, n)
 	times, mems := make([]int64, n), make([]int64, n)
 	outputs, cases, errs := make([]string, n), make([]string, n), make([]string, n)
+	// A run's results (NULL for a submission, and for a run that ended CE or SE).
+	runs := make([]*string, n)
 	index := make(map[string]int, n)
 	for i, r := range results {
 		o := r.Outcome
@@ -72,9 +74,17 @@ func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, n
 			return nil, fmt.Errorf("finalize %s: encode cases: %w", r.ID, err)
 		}
 		cases[i] = string(b)
+		if o.Runs != nil {
+			rb, err := encodeRunResults(o.Runs)
+			if err != nil {
+				return nil, fmt.Errorf("finalize %s: encode run results: %w", r.ID, err)
+			}
+			s := string(rb)
+			runs[i] = &s
+		}
 		index[r.ID] = i
 	}
-	rows, err := db.Query(ctx, finalizeSQL, ids, attempts, verdicts, scores, times, mems, outputs, cases, owner, now, errs)
+	rows, err := db.Query(ctx, finalizeSQL, ids, attempts, verdicts, scores, times, mems, outputs, cases, owner, now, errs, runs)
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
 	}

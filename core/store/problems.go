@@ -106,7 +106,7 @@ func ProblemSubmissions(ctx context.Context, db DB, problemID, afterID string, l
 		afterID = "00000000-0000-0000-0000-000000000000"
 	}
 	rows, err := db.Query(ctx, `SELECT id::text FROM submissions
-		WHERE problem_id = $1 AND id > $2::uuid AND state IN ('finished', 'dead', 'canceled') AND purpose = 'user'
+		WHERE problem_id = $1 AND kind = 'submission' AND id > $2::uuid AND state IN ('finished', 'dead', 'canceled') AND purpose = 'user'
 		ORDER BY id LIMIT $3`, problemID, afterID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("problem submissions: %w", err)

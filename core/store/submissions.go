@@ -81,7 +81,7 @@ func checkLive(ctx context.Context, tx pgx.Tx, n NewSubmission) error {
 	}
 	var queued, running int
 	if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'queued'), count(*) FILTER (WHERE state = 'running')
-		  FROM submissions WHERE owner_id = $1 AND state IN ('queued', 'running')`, *n.OwnerID).Scan(&queued, &running); err != nil {
+		  FROM submissions WHERE owner_id = $1 AND state IN ('queued', 'running') AND kind = 'submission'`, *n.OwnerID).Scan(&queued, &running); err != nil {
 		return err
 	}
 	switch {
@@ -142,6 +142,11 @@ type Submission struct {
 	QueuedAt       time.Time
 	StartedAt      *time.Time
 	FinishedAt     *time.Time
+	// Kind tells a submission from a run; a run has Run (its inputs and limits) and,
+	// once finished without CE or SE, RunResults.
+	Kind       job.Kind
+	Run        *job.RunSpec
+	RunResults []job.RunResult
 }
 
 const insertSubmissionSQL = `
@@ -203,20 +208,21 @@ func Submit(ctx context.Context, db DB, n NewSubmission) (string, error) {
 const submissionColumns = `id::text, owner_id, problem_id, problem_version, problem_sha256, language, lane,
     source, state, attempt, failures, max_attempts, coalesce(lease_owner, ''), lease_until,
     coalesce(verdict, ''), coalesce(score, 0), coalesce(time_ms, 0), coalesce(memory_kb, 0),
-    compile_output, cases, last_error, trace_id, metadata, purpose, created_at, queued_at, started_at, finished_at`
+    compile_output, cases, last_error, trace_id, metadata, purpose, created_at, queued_at, started_at, finished_at,
+    kind, run_spec, run_results`
 
 func scanSubmission(row pgx.Row) (*Submission, error) {
 	var s Submission
-	var lane, state, verdict string
+	var lane, state, verdict, kind string
 	var cases []byte
 	err := row.Scan(&s.ID, &s.OwnerID, &s.ProblemID, &s.ProblemVersion, &s.ProblemSHA256, &s.Language,
 		&lane, &s.Source, &state, &s.Attempt, &s.Failures, &s.MaxAttempts, &s.LeaseOwner, &s.LeaseUntil,
 		&verdict, &s.Score, &s.TimeMS, &s.MemoryKB, &s.CompileOutput, &cases, &s.LastError, &s.TraceID,
-		&s.Metadata, &s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt)
+		&s.Metadata, &s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt, &kind, &s.Run, &s.RunResults)
 	if err != nil {
 		return nil, err
 	}
-	s.Lane, s.State, s.Verdict = job.Lane(lane), job.State(state), job.Verdict(verdict)
+	s.Lane, s.State, s.Verdict, s.Kind = job.Lane(lane), job.State(state), job.Verdict(verdict), job.Kind(kind)
 	if s.Cases, err = decodeCases(cases); err != nil {
 		return nil, err
 	}
@@ -298,7 +304,8 @@ type SubmissionFilter struct {
 func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 	args := []any{f.Limit}
 	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	var conds []string
+	// Runs are scratch, never part of a list of submissions.
+	conds := []string{"s.kind = 'submission'"}
 	if f.State != "" {
 		conds = append(conds, "s.state = "+arg(string(f.State))+"::submission_state")
 	}
@@ -333,10 +340,7 @@ func listSubmissionsSQL(f SubmissionFilter) (string, []any, error) {
 		}
 		conds = append(conds, "(s.created_at, s.id) < ("+arg(f.AfterCreatedAt)+", "+arg(f.AfterID)+"::uuid)")
 	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
+	where := " WHERE " + strings.Join(conds, " AND ")
 	// ORDER BY names the table's columns: a bare "id" would be the output column id::text,
 	// which no index has.
 	return `SELECT s.id::text, s.problem_id, s.language, s.state::text, coalesce(s.verdict, ''),

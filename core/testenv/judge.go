@@ -19,8 +19,16 @@ type Judge struct {
 	progress bool
 }
 
-// Accept is the default answer: AC with one case.
-func Accept(job.Task, int) (job.Outcome, error) {
+// Accept is the default answer: AC with one case; for a run, each input comes back as
+// its stdout (the program is taken to be cat), status OK.
+func Accept(t job.Task, _ int) (job.Outcome, error) {
+	if t.Kind == job.KindRun && t.Run != nil {
+		out := job.Outcome{Runs: make([]job.RunResult, len(t.Run.Stdins))}
+		for i, in := range t.Run.Stdins {
+			out.Runs[i] = job.RunResult{Index: i + 1, Status: job.RunOK, TimeMS: 1, WallMS: 1, MemoryKB: 1000, Stdout: in}
+		}
+		return out, nil
+	}
 	return job.Outcome{Verdict: job.VerdictAC, Score: 100, TimeMS: 1, MemoryKB: 1000,
 		Cases: []job.CaseResult{{Index: 1, Subtask: 1, Verdict: job.VerdictAC, TimeMS: 1, MemoryKB: 1000, Score: 100}}}, nil
 }

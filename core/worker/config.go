@@ -24,7 +24,8 @@ type Config struct {
 	// Name is the consumer name and lease owner; empty: host-pid-random.
 	Name string `mapstructure:"name"`
 	// Concurrency is how many submissions of each lane this worker judges at once; a lane
-	// with 0 is not read.
+	// with 0 is not read. Lane run (worker.concurrency.run) is the runs': its slots are
+	// its own, so a flood of runs never takes a judging slot.
 	Concurrency       map[string]int `mapstructure:"concurrency"`
 	Lease             time.Duration  `mapstructure:"lease"`
 	HeartbeatInterval time.Duration  `mapstructure:"heartbeat_interval"`
@@ -67,7 +68,7 @@ type Config struct {
 // DefaultConfig returns the defaults: one slot per lane, 30 s leases.
 func DefaultConfig() Config {
 	return Config{
-		Concurrency:       map[string]int{"light": 2, "heavy": 2, "rejudge": 1},
+		Concurrency:       map[string]int{"light": 2, "heavy": 2, "rejudge": 1, "run": 1},
 		Lease:             30 * time.Second,
 		HeartbeatInterval: 10 * time.Second,
 		ReadBlock:         2 * time.Second,

@@ -39,7 +39,7 @@ func (l *lane) start(t job.Task, entries []string) {
 			l.done(r)
 			return
 		}
-		if err == nil && !out.Verdict.Valid() {
+		if err == nil && !validOutcome(t, out) {
 			err = errors.New("judge returned no valid verdict")
 		}
 		if err != nil && judge.IsPermanent(err) && ctx.Err() == nil {
@@ -49,6 +49,9 @@ func (l *lane) start(t job.Task, entries []string) {
 			l.log.Warn("judge failed for good: the submission ends as SE", "submission_id", t.SubmissionID,
 				"attempt", t.Attempt, "trace_id", t.TraceID, "err", err)
 			out, reason, err = job.Outcome{Verdict: job.VerdictSE}, err.Error(), nil
+		}
+		if out.Verdict == job.VerdictSE && t.Kind == job.KindRun {
+			out.Runs = nil // a run that could not be run has no results (SE is the whole answer)
 		}
 		if err != nil {
 			if context.Cause(ctx) == nil {
@@ -70,6 +73,19 @@ func (l *lane) start(t job.Task, entries []string) {
 		}
 		l.results <- result{run: r, outcome: out, reason: reason}
 	}()
+}
+
+// validOutcome reports whether out is an answer t may end with: a verdict for a
+// submission; for a run, its results, or CE or SE alone.
+func validOutcome(t job.Task, out job.Outcome) bool {
+	if t.Kind == job.KindRun {
+		inputs := 0
+		if t.Run != nil {
+			inputs = len(t.Run.Stdins)
+		}
+		return job.ValidRunOutcome(out, inputs)
+	}
+	return out.Verdict.Valid()
 }
 
 // handOver trades r's judging slot for a write-back token, waiting for the token while
@@ -255,7 +271,7 @@ func (w *Worker) finalize(stores context.Context, batch []result) {
 				w.m.FinalizeRejects.WithLabelValues(reason).Inc()
 				w.log.Warn("finalize fenced off", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "reason", reason)
 			default:
-				w.m.Finalized.WithLabelValues(string(t.Lane), string(b.outcome.Verdict)).Inc()
+				w.m.Finalized.WithLabelValues(string(t.Lane), finalLabel(b.outcome)).Inc()
 				w.log.Debug("finalized", "submission_id", t.SubmissionID, "attempt", t.Attempt, "trace_id", t.TraceID, "verdict", b.outcome.Verdict)
 			}
 			b.run.phase.Store(phaseDecided)
@@ -287,6 +303,15 @@ func (w *Worker) finalize(stores context.Context, batch []result) {
 		clock.Sleep(stores, job.Backoff(100*time.Millisecond, 5*time.Second, try))
 		todo = again
 	}
+}
+
+// finalLabel is the verdict label of a written-back outcome: a run without CE or SE
+// has none of its own.
+func finalLabel(o job.Outcome) string {
+	if o.Verdict == "" {
+		return "none"
+	}
+	return string(o.Verdict)
 }
 
 // write runs one fenced finalize of batch and returns one error per result: nil when

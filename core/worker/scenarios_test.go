@@ -51,7 +51,9 @@ func childWorker() int {
 		fmt.Printf("judging %s %d\n", t.SubmissionID, t.Attempt)
 		select {}
 	})
-	w := worker.New(testWorkerConfig("child"), db, streams, hang, nil, clock.Real{}, quietLog(), worker.NewMetrics(nil))
+	cfg := testWorkerConfig("child")
+	cfg.Concurrency["run"] = 1 // runs too: a run's crash test kills it the same way
+	w := worker.New(cfg, db, streams, hang, nil, clock.Real{}, quietLog(), worker.NewMetrics(nil))
 	_ = w.Run(ctx)
 	return 0
 }

@@ -65,6 +65,9 @@ func (m *Model) SetSnapshot(s *shared.Snapshot) {
 	if ov == nil {
 		return
 	}
+	// The lanes table is as tall as the lanes it has: a snapshot with more (or fewer)
+	// lanes than the last resizes it, or a lane (the run lane, say) would be cut off.
+	resize := m.ov == nil || len(m.ov.Lanes) != len(ov.Lanes)
 	m.ov = ov
 	at := ov.At
 	if at.IsZero() {
@@ -73,6 +76,10 @@ func (m *Model) SetSnapshot(s *shared.Snapshot) {
 	if !at.Equal(m.lastAt) {
 		m.lastAt = at
 		m.record(ov, at)
+	}
+	if resize && m.width > 0 {
+		m.SetSize(m.width, m.height) // which draws the rows
+		return
 	}
 	m.rows()
 }
@@ -240,6 +247,14 @@ func (m *Model) View() string {
 			fmt.Sprintf("%s %s: %s (%s, oldest %s)", w.Lane, w.Language, w.Reason, shared.Num(w.Waiting), shared.MS(w.OldestWaitMS)),
 			max(10, m.width-13)))
 	}
-	lines = append(lines, st.Muted.Render("redis "+m.ov.RedisVersion+" · server time "+m.ov.At.UTC().Format("15:04:05")))
+	if len(m.ov.Runs) > 0 {
+		var runs []string
+		for _, c := range m.ov.Runs {
+			runs = append(runs, c.State+" "+shared.Num(c.Count))
+		}
+		lines = append(lines, st.Label.Render(fmt.Sprintf("%-12s ", "runs"))+shared.OneLine(strings.Join(runs, " · "), max(10, m.width-13)))
+	}
+	lines = append(lines,
+		st.Muted.Render("redis "+m.ov.RedisVersion+" · server time "+m.ov.At.UTC().Format("15:04:05")))
 	return shared.Fit(strings.Join(lines, "\n"), m.width, m.height)
 }

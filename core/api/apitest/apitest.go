@@ -86,7 +86,7 @@ func Limits() api.Limits {
 func WorkerConfig() worker.Config {
 	cfg := worker.DefaultConfig()
 	cfg.Name = testenv.RandomName("w-")
-	cfg.Concurrency = map[string]int{"light": 16, "heavy": 16, "rejudge": 4}
+	cfg.Concurrency = map[string]int{"light": 16, "heavy": 16, "rejudge": 4, "run": 4}
 	cfg.Lease = 5 * time.Second
 	cfg.HeartbeatInterval = time.Second
 	cfg.ReadBlock = 100 * time.Millisecond

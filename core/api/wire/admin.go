@@ -12,8 +12,11 @@ type Overview struct {
 	DeadEstimated   bool           `json:"dead_letters_estimated"`
 	DLQStreamLength int64          `json:"dlq_stream_length"`
 	Submissions     []StateCount   `json:"submissions"`
-	RedisVersion    string         `json:"redis_version"`
-	At              time.Time      `json:"at"`
+	// Runs counts the runs (the Run button's, kept for runs.retention) by state, exactly;
+	// they are not in Submissions.
+	Runs         []StateCount `json:"runs"`
+	RedisVersion string       `json:"redis_version"`
+	At           time.Time    `json:"at"`
 	// NoWorker lists, per lane and language, the submissions held back because no live
 	// active worker runs their language.
 	NoWorker []LanguageWaiting `json:"waiting_for_worker"`

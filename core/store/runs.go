@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"oj/core/job"
+)
+
+// NewRun is a run the API accepts: a program on the caller's inputs, no problem.
+type NewRun struct {
+	OwnerID     *int64
+	Language    string
+	Source      string
+	Spec        job.RunSpec
+	MaxAttempts int
+	TraceID     string
+	Metadata    map[string]string
+	// MaxQueued, when > 0, refuses the run (a *RunsBacklogError) while that many runs are
+	// queued already, decided in the run's own transaction.
+	MaxQueued int64
+}
+
+// RunsBacklogError is a run refused because Queued runs wait, Limit being the cap.
+type RunsBacklogError struct {
+	Queued, Limit int64
+}
+
+func (e *RunsBacklogError) Error() string {
+	return fmt.Sprintf("%d runs are queued, the cap is %d", e.Queued, e.Limit)
+}
+
+const insertRunSQL = `
+INSERT INTO submissions (id, kind, owner_id, problem_id, problem_version, language, lane, source, max_attempts,
+                         trace_id, metadata, run_spec)
+VALUES ($1, 'run', $2, '', 0, $3, 'run', $4, $5, $6, coalesce($7::jsonb, '{}'), $8)`
+
+// SubmitRun accepts a run like Submit a submission: the row, its outbox row on lane run
+// and its first history row commit in one transaction, or nothing does.
+func SubmitRun(ctx context.Context, db DB, n NewRun) (string, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", fmt.Errorf("submit run: %w", err)
+	}
+	if n.MaxAttempts <= 0 {
+		n.MaxAttempts = 3
+	}
+	var meta []byte
+	if len(n.Metadata) > 0 {
+		if meta, err = json.Marshal(n.Metadata); err != nil {
+			return "", fmt.Errorf("submit run: %w", err)
+		}
+	}
+	spec, err := jsonValue(n.Spec)
+	if err != nil {
+		return "", fmt.Errorf("submit run: %w", err)
+	}
+	err = InTx(ctx, db, func(tx pgx.Tx) error {
+		if n.MaxQueued > 0 {
+			// Counted without a lock: concurrent runs may pass the cap by a few, which
+			// a backlog bound can live with.
+			queued, err := QueuedRuns(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if queued >= n.MaxQueued {
+				return &RunsBacklogError{Queued: queued, Limit: n.MaxQueued}
+			}
+		}
+		if _, err := tx.Exec(ctx, insertRunSQL, id.String(), n.OwnerID, n.Language, n.Source, n.MaxAttempts,
+			n.TraceID, meta, spec); err != nil {
+			return err
+		}
+		if err := EnqueueJob(ctx, tx, id.String(), job.LaneRun, n.TraceID, 0); err != nil {
+			return err
+		}
+		return AddHistory(ctx, tx, History{SubmissionID: id.String(), Event: EventSubmitted, Attempt: 0})
+	})
+	if err != nil {
+		return "", fmt.Errorf("submit run: %w", err)
+	}
+	return id.String(), nil
+}
+
+// QueuedRuns counts the runs waiting for a worker (a partial index's entries).
+func QueuedRuns(ctx context.Context, db DB) (int64, error) {
+	var n int64
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM submissions WHERE kind = 'run' AND state = 'queued'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("queued runs: %w", err)
+	}
+	return n, nil
+}
+
+// RunCounts counts the runs per state (runs are kept for runs.retention only, so an
+// exact count stays cheap).
+func RunCounts(ctx context.Context, db DB) (map[job.State]int64, error) {
+	counts, err := keyed[int64](ctx, db, "run counts", `SELECT state::text, count(*) FROM submissions
+		WHERE kind = 'run' GROUP BY state`)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[job.State]int64, len(counts))
+	for s, n := range counts {
+		out[job.State(s)] = n
+	}
+	return out, nil
+}
+
+// GetRun reads one run: ErrNotFound for an id that is not a run's.
+func GetRun(ctx context.Context, db DB, id string) (*Submission, error) {
+	s, err := GetSubmission(ctx, db, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind != job.KindRun {
+		return nil, fmt.Errorf("get run %q: %w", id, ErrNotFound)
+	}
+	return s, nil
+}
+
+// pruneRunsSQL deletes the oldest runs made before the cutoff, at most $2 of them, with
+// their outbox and history rows (which reference them). A run still running is kept until
+// it ends: its worker would otherwise write back to nothing and log a fence error. Runs
+// never have dead letters or feed events.
+const pruneRunsSQL = `
+WITH victims AS (
+    SELECT id FROM submissions
+     WHERE kind = 'run' AND created_at < $1 AND state <> 'running'
+     ORDER BY created_at, id LIMIT $2
+       FOR UPDATE SKIP LOCKED
+), o AS (
+    DELETE FROM outbox WHERE submission_id IN (SELECT id FROM victims)
+), h AS (
+    DELETE FROM submission_history WHERE submission_id IN (SELECT id FROM victims)
+)
+DELETE FROM submissions WHERE id IN (SELECT id FROM victims)`
+
+// PruneRuns deletes up to limit runs older than retention (by now) and returns how many.
+func PruneRuns(ctx context.Context, db DB, retention time.Duration, now time.Time, limit int) (int, error) {
+	tag, err := db.Exec(ctx, pruneRunsSQL, now.Add(-retention), limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune runs: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// encodeRunResults encodes a run's results for the run_results column: a program's
+// output is anybody's bytes, NUL included, which jsonValue makes storable.
+func encodeRunResults(rs []job.RunResult) ([]byte, error) { return jsonValue(rs) }
