@@ -144,6 +144,7 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 	for _, w := range warnings {
 		d.log.Warn("config: " + w)
 	}
+	go d.checkRedis(ctx)
 	if metricsAddr != "" {
 		srv := &http.Server{Addr: metricsAddr, Handler: api.HealthHandler(d.db, d.rdb, d.reg), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
