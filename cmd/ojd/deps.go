@@ -60,11 +60,15 @@ func connect(ctx context.Context, cfg *Config) (*deps, error) {
 		dispatchMetrics: dispatch.NewMetrics(reg)}, nil
 }
 
-// checkRedis warns, once at start, about Redis settings oj relies on (appendonly,
-// maxmemory-policy). It does not hold the start: Redis may come up later.
-func (d *deps) checkRedis(ctx context.Context) {
+// checkRedis stops the start when Redis refuses oj's TLS or credentials, and warns
+// once about the settings oj relies on (appendonly, maxmemory-policy). Redis being down
+// is not an error here: it may come up later.
+func (d *deps) checkRedis(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	if err := stream.CheckReach(ctx, d.rdb); err != nil {
+		return err
+	}
 	warnings, err := stream.CheckServer(ctx, d.rdb)
 	for _, w := range warnings {
 		d.log.Warn("redis: " + w)
@@ -72,6 +76,7 @@ func (d *deps) checkRedis(ctx context.Context) {
 	if err != nil && ctx.Err() == nil {
 		d.log.Warn("could not check the Redis settings at start", "err", err)
 	}
+	return nil
 }
 
 // closeWait bounds how long Close waits for the PostgreSQL pool to close.

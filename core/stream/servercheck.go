@@ -2,6 +2,9 @@ package stream
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -71,4 +74,36 @@ func CheckServer(ctx context.Context, rdb redis.UniversalClient) (warnings []str
 		err = fmt.Errorf("check server: unknown client %T", rdb)
 	}
 	return warnings, err
+}
+
+// CheckReach pings Redis once and returns an error, naming the keys to fix, when the
+// answer shows a configuration that waiting will not repair: a server certificate that
+// does not verify against redis.tls.ca_file or redis.tls.server_name, or credentials
+// Redis refuses. Any other failure (Redis not up yet, a failover under way) is not an
+// error here: the daemons retry, and a unit may start before its Redis.
+func CheckReach(ctx context.Context, rdb redis.UniversalClient) error {
+	err := rdb.Ping(ctx).Err()
+	if err == nil {
+		return nil
+	}
+	var unknownCA x509.UnknownAuthorityError
+	var badName x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &badName) || strings.Contains(msg, "x509: certificate is valid for") ||
+		strings.Contains(msg, "x509: certificate is not valid for"):
+		return fmt.Errorf("redis.tls.server_name: the server's certificate is not valid for the name oj checks (%v); "+
+			"set redis.tls.server_name to a name the certificate carries", err)
+	case errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &verify) ||
+		strings.Contains(msg, "x509:") || strings.Contains(msg, "tls: failed to verify"):
+		return fmt.Errorf("redis.tls.ca_file: the server's certificate does not verify (%v); "+
+			"redis.tls.ca_file must hold the CA that signed it", err)
+	case strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return fmt.Errorf("redis.tls.enabled: the server does not speak TLS on this port (%v)", err)
+	case strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "invalid password"):
+		return fmt.Errorf("redis.username/redis.password: Redis refuses them (%v)", err)
+	}
+	return nil
 }
