@@ -21,7 +21,8 @@ import (
 // automatic failover, not the lossless manual one). oj's client, built from
 // redis.mode: sentinel, finds the promoted replica: the lane's stream and its group
 // (replicated before the kill) are there, new entries are added and read, and on the way
-// the errors were counted and retried with a bounded backoff, never in a tight loop.
+// the errors were counted and retried with a bounded backoff, never in a tight loop. oj
+// talks to the Sentinel as the ACL user the install guide documents for it.
 func TestSentinelFailover(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -31,7 +32,8 @@ func TestSentinelFailover(t *testing.T) {
 	sentinel := testenv.StartRedis(t, 0, true,
 		"sentinel monitor oj 127.0.0.1 "+strconv.Itoa(master.Port)+" 1",
 		"sentinel down-after-milliseconds oj 500",
-		"sentinel failover-timeout oj 5000")
+		"sentinel failover-timeout oj 5000",
+		aclLine(t, "oj-sentinel", "sentinel-secret"))
 	direct := func(n *testenv.RedisNode) *redis.Client {
 		c := redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1})
 		t.Cleanup(func() { c.Close() })
@@ -50,8 +52,16 @@ func TestSentinelFailover(t *testing.T) {
 		return nil
 	})
 
+	asOJ := redis.NewClient(&redis.Options{Addr: sentinel.Addr(), Username: "oj-sentinel", Password: "sentinel-secret", MaxRetries: -1})
+	defer asOJ.Close()
+	if err := asOJ.Do(ctx, "SENTINEL", "MASTERS").Err(); err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Fatalf("SENTINEL MASTERS as oj-sentinel: %v, want NOPERM (the ACL line is not in force)", err)
+	}
+
 	cfg := stream.DefaultConfig()
 	cfg.Mode, cfg.Addr, cfg.Addrs, cfg.MasterName = stream.ModeSentinel, "", []string{sentinel.Addr()}, "oj"
+	// oj asks the Sentinel as the user the install guide documents for it.
+	cfg.SentinelUsername, cfg.SentinelPassword = "oj-sentinel", "sentinel-secret"
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

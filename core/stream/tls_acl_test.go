@@ -16,10 +16,10 @@ import (
 	"oj/core/testenv"
 )
 
-// aclLine is the ACL user line the install guide (systemd/README.md, "Several hosts")
-// tells operators to give oj, with password in place of PASSWORD: the test runs every
-// command oj sends under exactly that line.
-func aclLine(t *testing.T, password string) string {
+// aclLine is the ACL user line of user the install guide (systemd/README.md, "Several
+// hosts") tells operators to give oj, with password in place of PASSWORD: the tests run
+// oj under exactly that line.
+func aclLine(t *testing.T, user, password string) string {
 	t.Helper()
 	f, err := os.Open("../../systemd/README.md")
 	if err != nil {
@@ -28,11 +28,11 @@ func aclLine(t *testing.T, password string) string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "user oj on ") {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "user "+user+" on ") {
 			return strings.Replace(line, ">PASSWORD", ">"+password, 1)
 		}
 	}
-	t.Fatal(`systemd/README.md has no "user oj on ..." ACL line`)
+	t.Fatalf(`systemd/README.md has no "user %s on ..." ACL line`, user)
 	return ""
 }
 
@@ -48,7 +48,7 @@ func TestTLSAndACL(t *testing.T) {
 	const password = "correct-horse"
 	node := testenv.StartRedis(t, port, false, "port 0", "tls-port "+strconv.Itoa(port),
 		"tls-cert-file "+certs.Cert, "tls-key-file "+certs.Key, "tls-ca-cert-file "+certs.CA, "tls-auth-clients no",
-		"user default off", aclLine(t, password))
+		"user default off", aclLine(t, "oj", password))
 	base := stream.DefaultConfig()
 	base.Addr = node.Addr()
 	base.Username, base.Password = "oj", password
