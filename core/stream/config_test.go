@@ -135,6 +135,7 @@ func TestErrorKind(t *testing.T) {
 		{replyError("TRYAGAIN Multiple keys request during rehashing of slot"), KindTryAgain},
 		{replyError("MOVED 3999 127.0.0.1:6381"), KindMoved},
 		{replyError("ASK 3999 127.0.0.1:6381"), KindAsk},
+		{replyError("NOREPLICAS Not enough good replicas to write."), KindNoReplicas},
 		{fmt.Errorf("read light: %w", replyError("NOGROUP No such key 'oj:{light}:jobs' or consumer group 'oj-workers'")), KindNoGroup},
 		{replyError("NOPERM User oj has no permissions to run the 'config|get' command"), KindAuth},
 		{fmt.Errorf("read: %w", syscall.ECONNRESET), KindConnection},

@@ -16,7 +16,8 @@ import (
 // master refuses writes (READONLY), a restarted node is still reading its AOF (LOADING),
 // a replica lost its master (MASTERDOWN), a Cluster lost a shard's quorum or moves a slot
 // (CLUSTERDOWN, TRYAGAIN, MOVED, ASK), a promoted node has no stream or group yet
-// (NOGROUP), and connections to the dead node reset. go-redis retries a few of them
+// (NOGROUP), a master without its replicas refuses writes (NOREPLICAS, with
+// min-replicas-to-write), and connections to the dead node reset. go-redis retries a few of them
 // itself and follows the Sentinels and the slot map; what still reaches oj is counted
 // here by kind, and every loop that meets one backs off with a bound (each loop's own
 // backoff) so that none spins while the pair settles. NOGROUP is repaired by creating
@@ -32,6 +33,7 @@ const (
 	KindTryAgain    = "tryagain"
 	KindMoved       = "moved"
 	KindAsk         = "ask"
+	KindNoReplicas  = "noreplicas"
 	KindNoGroup     = "nogroup"
 	KindConnection  = "connection"
 	KindTimeout     = "timeout"
@@ -49,7 +51,7 @@ func ErrorKind(err error) string {
 	msg := err.Error()
 	for prefix, kind := range map[string]string{
 		"READONLY": KindReadOnly, "LOADING": KindLoading, "MASTERDOWN": KindMasterDown,
-		"CLUSTERDOWN": KindClusterDown, "TRYAGAIN": KindTryAgain, "MOVED": KindMoved, "ASK": KindAsk,
+		"CLUSTERDOWN": KindClusterDown, "TRYAGAIN": KindTryAgain, "MOVED": KindMoved, "ASK": KindAsk, "NOREPLICAS": KindNoReplicas,
 		"NOGROUP": KindNoGroup, "NOAUTH": KindAuth, "WRONGPASS": KindAuth, "NOPERM": KindAuth,
 	} {
 		if strings.HasPrefix(msg, prefix+" ") || strings.Contains(msg, ": "+prefix+" ") {
@@ -73,7 +75,7 @@ func ErrorKind(err error) string {
 func IsFailover(err error) bool {
 	switch ErrorKind(err) {
 	case KindReadOnly, KindLoading, KindMasterDown, KindClusterDown, KindTryAgain, KindMoved, KindAsk,
-		KindNoGroup, KindConnection, KindTimeout:
+		KindNoReplicas, KindNoGroup, KindConnection, KindTimeout:
 		return true
 	}
 	return false
@@ -89,7 +91,7 @@ func NewClientMetrics(reg prometheus.Registerer) *ClientMetrics {
 	m := &ClientMetrics{Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "oj_redis_errors_total",
 		Help: "Redis commands that failed after the client's own retries and redirects, by kind " +
-			"(readonly, loading, masterdown, clusterdown, tryagain, moved, ask, nogroup, connection, timeout, auth, other).",
+			"(readonly, loading, masterdown, clusterdown, tryagain, moved, ask, noreplicas, nogroup, connection, timeout, auth, other).",
 	}, []string{"kind"})}
 	if reg != nil {
 		reg.MustRegister(m.Errors)
