@@ -2,8 +2,6 @@ package stream_test
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,31 +25,10 @@ func TestSentinelFailover(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	began := time.Now()
-	master := testenv.StartRedis(t, 0, false)
-	replica := testenv.StartRedis(t, 0, false, "replicaof 127.0.0.1 "+strconv.Itoa(master.Port))
-	sentinel := testenv.StartRedis(t, 0, true,
-		"sentinel monitor oj 127.0.0.1 "+strconv.Itoa(master.Port)+" 1",
-		"sentinel down-after-milliseconds oj 500",
-		"sentinel failover-timeout oj 5000",
-		aclLine(t, "oj-sentinel", "sentinel-secret"))
-	direct := func(n *testenv.RedisNode) *redis.Client {
-		c := redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1})
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	replicaDirect, sentinelDirect := direct(replica), direct(sentinel)
-	testenv.WaitFor(t, 10*time.Second, "the replica in sync and known to the Sentinel", func() error {
-		info, err := replicaDirect.Info(ctx, "replication").Result()
-		if err != nil || !strings.Contains(info, "master_link_status:up") {
-			return fmt.Errorf("replica: %v %q", err, info)
-		}
-		rs, err := sentinelDirect.Do(ctx, "SENTINEL", "REPLICAS", "oj").Slice()
-		if err != nil || len(rs) == 0 {
-			return fmt.Errorf("sentinel knows no replica yet: %v", err)
-		}
-		return nil
-	})
-
+	pair := testenv.StartSentinel(t, aclLine(t, "oj-sentinel", "sentinel-secret"))
+	master, replica, sentinel := pair.Master, pair.Replica, pair.Sentinel
+	replicaDirect := redis.NewClient(&redis.Options{Addr: replica.Addr(), MaxRetries: -1})
+	defer replicaDirect.Close()
 	asOJ := redis.NewClient(&redis.Options{Addr: sentinel.Addr(), Username: "oj-sentinel", Password: "sentinel-secret", MaxRetries: -1})
 	defer asOJ.Close()
 	if err := asOJ.Do(ctx, "SENTINEL", "MASTERS").Err(); err == nil || !strings.Contains(err.Error(), "NOPERM") {

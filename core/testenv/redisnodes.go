@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // RedisNode is a redis-server (or a Sentinel) a test started on 127.0.0.1 with a port of
@@ -174,4 +177,40 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() error
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Sentinel is a Redis master, one replica in sync with it and one Sentinel watching it
+// under the name "oj" (quorum 1, down after 500 ms), all on 127.0.0.1.
+type Sentinel struct {
+	Master, Replica, Sentinel *RedisNode
+}
+
+// StartSentinel starts the three and returns once the replica is in sync and the
+// Sentinel knows it (so that a kill of the master is followed by a promotion). conf are
+// more lines for the Sentinel's configuration (an ACL user).
+func StartSentinel(t testing.TB, conf ...string) *Sentinel {
+	t.Helper()
+	ctx := context.Background()
+	master := StartRedis(t, 0, false)
+	replica := StartRedis(t, 0, false, "replicaof 127.0.0.1 "+strconv.Itoa(master.Port))
+	sentinel := StartRedis(t, 0, true, append([]string{
+		"sentinel monitor oj 127.0.0.1 " + strconv.Itoa(master.Port) + " 1",
+		"sentinel down-after-milliseconds oj 500",
+		"sentinel failover-timeout oj 5000"}, conf...)...)
+	rc := redis.NewClient(&redis.Options{Addr: replica.Addr(), MaxRetries: -1})
+	defer rc.Close()
+	sc := redis.NewClient(&redis.Options{Addr: sentinel.Addr(), MaxRetries: -1})
+	defer sc.Close()
+	WaitFor(t, 10*time.Second, "the replica in sync and known to the Sentinel", func() error {
+		info, err := rc.Info(ctx, "replication").Result()
+		if err != nil || !strings.Contains(info, "master_link_status:up") {
+			return fmt.Errorf("replica: %v %q", err, info)
+		}
+		rs, err := sc.Do(ctx, "SENTINEL", "REPLICAS", "oj").Slice()
+		if err != nil || len(rs) == 0 {
+			return fmt.Errorf("sentinel knows no replica yet: %v", err)
+		}
+		return nil
+	})
+	return &Sentinel{Master: master, Replica: replica, Sentinel: sentinel}
 }
