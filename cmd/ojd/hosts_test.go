@@ -23,8 +23,7 @@ import (
 func TestStartRefusesUnverifiedRedis(t *testing.T) {
 	t.Parallel()
 	certs := testenv.MakeCerts(t)
-	port := testenv.FreePort(t)
-	node := testenv.StartRedis(t, port, false, "port 0", fmt.Sprintf("tls-port %d", port),
+	node := testenv.StartRedis(t, 0, false, "port 0", "tls-port {port}",
 		"tls-cert-file "+certs.Cert, "tls-key-file "+certs.Key, "tls-ca-cert-file "+certs.CA, "tls-auth-clients no")
 	_, bin := buildOjd(t)
 	for _, tc := range []struct{ name, tls, want string }{

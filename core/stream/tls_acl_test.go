@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,9 +43,8 @@ func TestTLSAndACL(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	certs := testenv.MakeCerts(t)
-	port := testenv.FreePort(t)
 	const password = "correct-horse"
-	node := testenv.StartRedis(t, port, false, "port 0", "tls-port "+strconv.Itoa(port),
+	node := testenv.StartRedis(t, 0, false, "port 0", "tls-port {port}",
 		"tls-cert-file "+certs.Cert, "tls-key-file "+certs.Key, "tls-ca-cert-file "+certs.CA, "tls-auth-clients no",
 		"user default off", aclLine(t, "oj", password))
 	base := stream.DefaultConfig()

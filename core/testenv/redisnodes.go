@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -51,25 +52,43 @@ func redisServer(t testing.TB) string {
 
 // StartRedis starts a redis-server on port (0: a free one) with the directives of conf
 // (one per line, redis.conf syntax) after a test-friendly base: loopback only, no
-// snapshots, its files in a directory of its own. sentinel starts it as a Sentinel.
-// It returns once the port accepts connections.
+// snapshots, its files in a directory of its own; "{port}" in conf stands for the port
+// (for "tls-port {port}" after "port 0"). sentinel starts it as a Sentinel.
+// It returns once the port accepts connections. A free port taken by another process
+// between the choice and the bind is chosen again.
 func StartRedis(t testing.TB, port int, sentinel bool, conf ...string) *RedisNode {
 	t.Helper()
-	if port == 0 {
-		port = FreePort(t)
+	for try := 1; ; try++ {
+		p := port
+		if p == 0 {
+			p = FreePort(t)
+		}
+		n, log, err := startRedis(t, p, sentinel, conf)
+		if err == nil {
+			return n
+		}
+		if port != 0 || try == 3 || !strings.Contains(log, "Address already in use") {
+			t.Fatalf("redis-server on %d: %v\n%s", p, err, log)
+		}
 	}
+}
+
+func startRedis(t testing.TB, port int, sentinel bool, conf []string) (*RedisNode, string, error) {
 	dir := filepath.Join(t.TempDir(), "redis-"+strconv.Itoa(port))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+		return nil, "", err
 	}
 	base := []string{"bind 127.0.0.1", "port " + strconv.Itoa(port), "dir " + dir, "daemonize no",
 		"logfile " + filepath.Join(dir, "log")}
 	if !sentinel {
 		base = append(base, `save ""`, "appendonly no")
 	}
+	for _, line := range conf {
+		base = append(base, strings.ReplaceAll(line, "{port}", strconv.Itoa(port)))
+	}
 	file := filepath.Join(dir, "redis.conf")
-	if err := os.WriteFile(file, []byte(strings.Join(append(base, conf...), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
+	if err := os.WriteFile(file, []byte(strings.Join(base, "\n")+"\n"), 0o644); err != nil {
+		return nil, "", err
 	}
 	args := []string{file}
 	if sentinel {
@@ -78,7 +97,7 @@ func StartRedis(t testing.TB, port int, sentinel bool, conf ...string) *RedisNod
 	cmd := exec.Command(redisServer(t), args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, "", err
 	}
 	n := &RedisNode{Port: port, Dir: dir, cmd: cmd, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(n.done) }()
@@ -88,16 +107,16 @@ func StartRedis(t testing.TB, port int, sentinel bool, conf ...string) *RedisNod
 		c, err := net.DialTimeout("tcp", n.Addr(), time.Second)
 		if err == nil {
 			c.Close()
-			return n
+			return n, "", nil
 		}
 		select {
 		case <-n.done:
-			log, _ := os.ReadFile(filepath.Join(dir, "log"))
-			t.Fatalf("redis-server on %d exited at start:\n%s", port, log)
+			return nil, n.Log(), errors.New("exited at start")
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %d does not accept connections: %v", port, err)
+			n.Kill()
+			return nil, n.Log(), fmt.Errorf("no connection within 10 s: %w", err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
