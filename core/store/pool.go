@@ -55,7 +55,7 @@ func (c PoolConfig) Validate() error {
 	}
 	pc, err := pgconn.ParseConfig(c.URL)
 	if err != nil {
-		return fmt.Errorf("postgres.url: %w", redactURL(err, c.URL))
+		return fmt.Errorf("postgres.url: %w", err) // pgconn masks the password
 	}
 	if hosts := hostsOf(pc); len(hosts) > 1 && !writesOnly(pc) {
 		return fmt.Errorf("postgres.url: names %d hosts (%s) without target_session_attrs=read-write: "+
@@ -93,13 +93,6 @@ func writesOnly(pc *pgconn.Config) bool {
 		p == reflect.ValueOf(pgconn.ValidateConnectTargetSessionAttrsPrimary).Pointer()
 }
 
-func redactURL(err error, url string) error {
-	if i := strings.Index(url, "@"); i > 0 && strings.Contains(err.Error(), url) {
-		return errors.New(strings.ReplaceAll(err.Error(), url, "(the url)"))
-	}
-	return err
-}
-
 // PoolMetrics count what the pool did about a changing primary.
 type PoolMetrics struct {
 	ReadOnlyDrops prometheus.Counter
@@ -134,7 +127,7 @@ func IsReadOnly(err error) bool {
 func NewPool(ctx context.Context, c PoolConfig, m *PoolMetrics) (*pgxpool.Pool, error) {
 	pc, err := pgxpool.ParseConfig(c.URL)
 	if err != nil {
-		return nil, fmt.Errorf("postgres.url: %w", redactURL(err, c.URL))
+		return nil, fmt.Errorf("postgres.url: %w", err)
 	}
 	pc.MaxConns = int32(c.MaxConns)
 	pc.MaxConnLifetime = c.MaxConnLifetime

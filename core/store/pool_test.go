@@ -33,7 +33,7 @@ func TestPoolConfigValidate(t *testing.T) {
 		}), "postgres.url: names 2 hosts"},
 		{"one host with sslmode=prefer's second try", with(func(c *PoolConfig) { c.URL = "postgres://oj@10.0.0.1/oj" }), ""},
 		{"empty", with(func(c *PoolConfig) { c.URL = "" }), "postgres.url: empty"},
-		{"unparsable", with(func(c *PoolConfig) { c.URL = "postgres://oj@h/oj?target_session_attrs=sometimes" }), "postgres.url: "},
+		{"unparsable", with(func(c *PoolConfig) { c.URL = "postgres://oj:s3cret@h/oj?target_session_attrs=sometimes" }), "postgres.url: "},
 		{"tiny pool", with(func(c *PoolConfig) { c.MaxConns = 1 }), "postgres.max_conns"},
 		{"lifetime unbounded", with(func(c *PoolConfig) { c.MaxConnLifetime = 0 }), "postgres.max_conn_lifetime"},
 		{"health check longer than a lifetime", with(func(c *PoolConfig) { c.HealthCheckPeriod = time.Hour }), "postgres.health_check_period"},
@@ -48,6 +48,8 @@ func TestPoolConfigValidate(t *testing.T) {
 				t.Fatalf("accepted, want an error with %q", tc.want)
 			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
 				t.Fatalf("error %q, want it to contain %q", err, tc.want)
+			case err != nil && strings.Contains(err.Error(), "s3cret"):
+				t.Fatalf("the error shows the password: %v", err)
 			}
 		})
 	}

@@ -41,6 +41,14 @@ const (
 	KindOther       = "other"
 )
 
+// replyPrefixes are the error replies' first words, each with its kind.
+var replyPrefixes = []struct{ prefix, kind string }{
+	{"READONLY", KindReadOnly}, {"LOADING", KindLoading}, {"MASTERDOWN", KindMasterDown},
+	{"CLUSTERDOWN", KindClusterDown}, {"TRYAGAIN", KindTryAgain}, {"MOVED", KindMoved}, {"ASK", KindAsk},
+	{"NOREPLICAS", KindNoReplicas}, {"NOGROUP", KindNoGroup},
+	{"NOAUTH", KindAuth}, {"WRONGPASS", KindAuth}, {"NOPERM", KindAuth},
+}
+
 // ErrorKind names the kind of a Redis error; "" for no error, redis.Nil (an empty
 // answer) and a cancelled context (oj stopping).
 func ErrorKind(err error) string {
@@ -49,13 +57,9 @@ func ErrorKind(err error) string {
 		return ""
 	}
 	msg := err.Error()
-	for prefix, kind := range map[string]string{
-		"READONLY": KindReadOnly, "LOADING": KindLoading, "MASTERDOWN": KindMasterDown,
-		"CLUSTERDOWN": KindClusterDown, "TRYAGAIN": KindTryAgain, "MOVED": KindMoved, "ASK": KindAsk, "NOREPLICAS": KindNoReplicas,
-		"NOGROUP": KindNoGroup, "NOAUTH": KindAuth, "WRONGPASS": KindAuth, "NOPERM": KindAuth,
-	} {
-		if strings.HasPrefix(msg, prefix+" ") || strings.Contains(msg, ": "+prefix+" ") {
-			return kind
+	for _, p := range replyPrefixes {
+		if strings.HasPrefix(msg, p.prefix+" ") || strings.Contains(msg, ": "+p.prefix+" ") {
+			return p.kind
 		}
 	}
 	var ne net.Error
