@@ -98,12 +98,20 @@ func TestCluster(t *testing.T) {
 	}
 	exerciseEveryCommand(t, s, rdb)
 
+	// One master evicts: the check names it and the setting, beside appendonly on each.
+	evicting := redis.NewClient(&redis.Options{Addr: nodes[2].Addr()})
+	defer evicting.Close()
+	if err := evicting.ConfigSet(ctx, "maxmemory-policy", "allkeys-lru").Err(); err != nil {
+		t.Fatal(err)
+	}
 	warnings, err := stream.CheckServer(ctx, rdb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(strings.Join(warnings, "\n"), "appendonly no"); n != 3 || len(warnings) != 3 {
-		t.Errorf("settings check over three masters with appendonly no (noeviction by default): %q", warnings)
+	all := strings.Join(warnings, "\n")
+	if strings.Count(all, "appendonly no") != 3 || strings.Count(all, "maxmemory-policy allkeys-lru") != 1 || len(warnings) != 4 ||
+		!strings.Contains(all, "Redis "+nodes[2].Addr()+" has maxmemory-policy allkeys-lru") {
+		t.Errorf("settings check over three masters with appendonly no, %s evicting: %q", nodes[2].Addr(), warnings)
 	}
 	t.Logf("lanes by shard %v; whole test %s", shards, time.Since(began).Round(time.Millisecond))
 }
