@@ -8,7 +8,7 @@
 # to OJ_DEB_PACKAGES below.
 set -euo pipefail
 
-OJ_DEB_PACKAGES="postgresql redis-server libseccomp-dev gcc g++ make tmux python3 openjdk-17-jdk-headless rustc curl git ca-certificates"
+OJ_DEB_PACKAGES="postgresql redis-server openssl libseccomp-dev gcc g++ make tmux python3 openjdk-17-jdk-headless rustc curl git ca-certificates"
 # promtool (monitoring/check.sh) comes with Debian's prometheus.
 command -v promtool >/dev/null 2>&1 || OJ_DEB_PACKAGES+=" prometheus"
 OJ_GO_MIN="1.22"

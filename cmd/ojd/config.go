@@ -17,6 +17,8 @@ import (
 	"oj/core/job"
 	"oj/core/judge"
 	"oj/core/judge/objstore"
+	"oj/core/store"
+	"oj/core/stream"
 	"oj/core/webhook"
 	"oj/core/worker"
 	"oj/sandbox"
@@ -25,10 +27,10 @@ import (
 // Config is the whole of ojd.yaml. It is read once, here, and handed down as typed
 // structs: nothing under core/ or sandbox/ reads the environment.
 type Config struct {
-	Postgres   PostgresConfig  `mapstructure:"postgres"`
-	Redis      RedisConfig     `mapstructure:"redis"`
-	API        api.Config      `mapstructure:"api"`
-	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
+	Postgres   store.PoolConfig `mapstructure:"postgres"`
+	Redis      stream.Config    `mapstructure:"redis"`
+	API        api.Config       `mapstructure:"api"`
+	Dispatcher dispatch.Config  `mapstructure:"dispatcher"`
 	// Events is the results feed's retention, which the dispatcher keeps.
 	Events dispatch.EventsConfig `mapstructure:"events"`
 	// Webhooks are sent by the dispatcher.
@@ -43,20 +45,6 @@ type Config struct {
 	Log     LogConfig       `mapstructure:"log"`
 }
 
-// PostgresConfig says where PostgreSQL is.
-type PostgresConfig struct {
-	URL      string `mapstructure:"url"`
-	MaxConns int    `mapstructure:"max_conns"`
-}
-
-// RedisConfig says where Redis is.
-type RedisConfig struct {
-	Addr      string `mapstructure:"addr"`
-	Password  string `mapstructure:"password"`
-	DB        int    `mapstructure:"db"`
-	KeyPrefix string `mapstructure:"key_prefix"`
-}
-
 // LogConfig sets the log level (debug, info, warn, error) and format (json, text).
 type LogConfig struct {
 	Level  string `mapstructure:"level"`
@@ -65,8 +53,8 @@ type LogConfig struct {
 
 func defaultConfig() Config {
 	return Config{
-		Postgres:   PostgresConfig{URL: "postgres://oj@127.0.0.1:5432/oj?sslmode=disable", MaxConns: 32},
-		Redis:      RedisConfig{Addr: "127.0.0.1:6379", KeyPrefix: "oj"},
+		Postgres:   store.DefaultPoolConfig(),
+		Redis:      stream.DefaultConfig(),
 		API:        api.DefaultConfig(),
 		Dispatcher: dispatch.DefaultConfig(),
 		Events:     dispatch.DefaultEventsConfig(),
@@ -82,16 +70,6 @@ func defaultConfig() Config {
 
 // Validate checks every section and names the bad key.
 func (c Config) Validate() error {
-	switch {
-	case c.Postgres.URL == "":
-		return errors.New("postgres.url: empty")
-	case c.Postgres.MaxConns < 2:
-		return errors.New("postgres.max_conns: must be at least 2")
-	case c.Redis.Addr == "":
-		return errors.New("redis.addr: empty")
-	case c.Redis.KeyPrefix == "" || strings.ContainsAny(c.Redis.KeyPrefix, "{} "):
-		return errors.New("redis.key_prefix: must be non-empty without braces or spaces")
-	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -100,7 +78,8 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.API, c.Dispatcher, c.Events, c.Webhooks, c.Runs, c.Worker, c.Sandbox, c.Judge, c.Storage} {
+	for _, v := range []interface{ Validate() error }{c.Postgres, c.Redis, c.API, c.Dispatcher, c.Events, c.Webhooks, c.Runs,
+		c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err
 		}

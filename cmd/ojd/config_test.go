@@ -56,8 +56,8 @@ func TestConfigUnknownKeys(t *testing.T) {
 		name, yaml string
 		want       []string // in the error; none: accepted
 	}{
-		{"unknown key of a section", "redis:\n  mode: sentinel\n",
-			[]string{`unknown key "redis.mode"`, "valid keys of redis: addr, password, db, key_prefix"}},
+		{"unknown key of a section", "redis:\n  sentinels: [a:1]\n",
+			[]string{`unknown key "redis.sentinels"`, "valid keys of redis: mode, addr, addrs, master_name"}},
 		{"misspelt key", "judge:\n  workdir: /var/lib/oj/w\n",
 			[]string{`unknown key "judge.workdir"`, `did you mean "judge.work_dir"?`}},
 		{"misspelt section", "judg:\n  work_dir: /var/lib/oj/w\n  cache:\n    dir: /x\n",
@@ -66,8 +66,8 @@ func TestConfigUnknownKeys(t *testing.T) {
 			[]string{`unknown key "judge.cache.budget"`, `did you mean "judge.cache.budget_bytes"?`}},
 		{"keys below a value", "api:\n  listen:\n    port: 8080\n",
 			[]string{`unknown key "api.listen.port"`, "api.listen takes a value"}},
-		{"every unknown key at once", "redis:\n  mode: x\nlog:\n  levle: debug\n",
-			[]string{`unknown key "redis.mode"`, `unknown key "log.levle"`, `did you mean "log.level"?`}},
+		{"every unknown key at once", "redis:\n  cluster: x\nlog:\n  levle: debug\n",
+			[]string{`unknown key "redis.cluster"`, `unknown key "log.levle"`, `did you mean "log.level"?`}},
 		{"a lane of worker.concurrency", "worker:\n  concurrency:\n    light: 4\n    rejudge: 0\n", nil},
 		{"an unknown lane is Validate's to refuse", "worker:\n  concurrency:\n    lite: 4\n",
 			[]string{"worker.concurrency.lite"}},
@@ -115,7 +115,7 @@ func TestConfigUnknownEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, v := range map[string]string{
-		"OJ_REDIS_MODE": "sentinel", "OJ_WORKER_LEAS": "40s", "OJ_JUDGE_WORKDIR": "/x",
+		"OJ_REDIS_SENTINELS": "a:1", "OJ_WORKER_LEAS": "40s", "OJ_JUDGE_WORKDIR": "/x",
 		"OJ_WORKER_LEASE": "40s", "OJ_WORKER_CONCURRENCY_LIGHT": "3", "OJ_TEST_SOMETHING": "1",
 		"OJ_CHILD_PG": "x", "OJ_VM_DIR": "/x", "OJ_VERSION": "1.0", "OJ_STACK_DIR": "/x",
 	} {
@@ -126,7 +126,7 @@ func TestConfigUnknownEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"ojd: warning: environment variable OJ_REDIS_MODE names no configuration key and is ignored\n",
+		"ojd: warning: environment variable OJ_REDIS_SENTINELS names no configuration key and is ignored\n",
 		"OJ_WORKER_LEAS names no configuration key and is ignored (did you mean OJ_WORKER_LEASE?)",
 		"OJ_JUDGE_WORKDIR names no configuration key and is ignored (did you mean OJ_JUDGE_WORK_DIR?)",
 		"lease: 40s", "light: 3",
@@ -147,5 +147,42 @@ func TestPackagedConfigIsKnown(t *testing.T) {
 	out, err := runOjd(t, "--config", "../../packaging/ojd.yaml", "config")
 	if err != nil {
 		t.Fatalf("ojd config on packaging/ojd.yaml: %v\n%s", err, out)
+	}
+}
+
+// The Redis and PostgreSQL topology keys reach ojd from the file and from OJ_*
+// variables (a list as comma-separated addresses), and an unsafe combination fails with
+// the key named, as it would at start.
+func TestConfigTopology(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ojd.yaml")
+	yaml := "redis:\n  mode: sentinel\n  master_name: oj\n  sentinel_password: s3cret\n  tls:\n    enabled: true\n" +
+		"postgres:\n  url: postgres://oj@10.0.0.1:5432,10.0.0.2:5432/oj?target_session_attrs=read-write\n  max_conn_lifetime: 10m\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OJ_REDIS_ADDRS", "10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379")
+	out, err := runOjd(t, "--config", file, "config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`mode: "sentinel"`, `addrs: ["10.0.0.1:26379", "10.0.0.2:26379", "10.0.0.3:26379"]`,
+		`master_name: "oj"`, `sentinel_password: "***"`, "enabled: true", "max_conn_lifetime: 10m0s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("effective config lacks %q:\n%s", want, out)
+		}
+	}
+	for env, key := range map[string]string{
+		"OJ_REDIS_ADDR":   "redis.addr: set in sentinel mode",
+		"OJ_REDIS_MODE":   "redis.addrs: 3 addresses in standalone mode",
+		"OJ_POSTGRES_URL": "postgres.url: names 2 hosts",
+	} {
+		t.Run(env, func(t *testing.T) {
+			value := map[string]string{"OJ_REDIS_ADDR": "10.0.0.9:6379", "OJ_REDIS_MODE": "standalone",
+				"OJ_POSTGRES_URL": "postgres://oj@10.0.0.1,10.0.0.2/oj"}[env]
+			t.Setenv(env, value)
+			if _, err := runOjd(t, "--config", file, "config"); err == nil || !strings.Contains(err.Error(), key) {
+				t.Errorf("%s=%q: %v, want an error with %q", env, value, err, key)
+			}
+		})
 	}
 }

@@ -168,6 +168,16 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 	var wg, starting sync.WaitGroup
 	var once sync.Once
 	var failed error
+	// A Redis that refuses oj's TLS or credentials will not change its mind: stop with the
+	// key to fix. Checked beside the parts' start, so a Redis still down delays nothing.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := d.checkRedis(ctx); err != nil {
+			once.Do(func() { failed = err })
+			cancel()
+		}
+	}()
 	for _, p := range parts {
 		wg.Add(1)
 		starting.Add(1)

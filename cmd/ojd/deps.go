@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -15,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"oj/core/dispatch"
+	"oj/core/store"
 	"oj/core/stream"
 )
 
@@ -23,7 +23,7 @@ type deps struct {
 	cfg     *Config
 	log     *slog.Logger
 	db      *pgxpool.Pool
-	rdb     *redis.Client
+	rdb     redis.UniversalClient
 	streams *stream.Streams
 	reg     *prometheus.Registry
 	// dispatchMetrics is shared: in one process the dispatcher and the worker's hand-off
@@ -44,22 +44,39 @@ func newLogger(c LogConfig) *slog.Logger {
 // connect opens PostgreSQL and Redis. Neither needs to be up yet: the pools connect
 // lazily, and the daemons retry, so a unit may start before its databases.
 func connect(ctx context.Context, cfg *Config) (*deps, error) {
-	pc, err := pgxpool.ParseConfig(cfg.Postgres.URL)
-	if err != nil {
-		return nil, fmt.Errorf("postgres.url: %w", err)
-	}
-	pc.MaxConns = int32(cfg.Postgres.MaxConns)
-	db, err := pgxpool.NewWithConfig(ctx, pc)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: cfg.Redis.Addr, Password: cfg.Redis.Password, DB: cfg.Redis.DB,
-		ReadTimeout: 10 * time.Second})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	db, err := store.NewPool(ctx, cfg.Postgres, store.NewPoolMetrics(reg))
+	if err != nil {
+		return nil, err
+	}
+	rdb, err := stream.NewClient(cfg.Redis, stream.NewClientMetrics(reg))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &deps{cfg: cfg, log: newLogger(cfg.Log), db: db, rdb: rdb,
 		streams: stream.New(rdb, stream.Keys{Prefix: cfg.Redis.KeyPrefix}), reg: reg,
 		dispatchMetrics: dispatch.NewMetrics(reg)}, nil
+}
+
+// checkRedis stops the start when Redis refuses oj's TLS or credentials, and warns
+// once about the settings oj relies on (appendonly, maxmemory-policy). Redis being down
+// is not an error here: it may come up later.
+func (d *deps) checkRedis(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := stream.CheckReach(ctx, d.rdb); err != nil {
+		return err
+	}
+	warnings, err := stream.CheckServer(ctx, d.rdb)
+	for _, w := range warnings {
+		d.log.Warn("redis: " + w)
+	}
+	if err != nil && ctx.Err() == nil {
+		d.log.Warn("could not check the Redis settings at start", "err", err)
+	}
+	return nil
 }
 
 // closeWait bounds how long Close waits for the PostgreSQL pool to close.

@@ -49,7 +49,7 @@ func TestOjdAllServesAndStops(t *testing.T) {
 	addrFile := filepath.Join(dir, "api.addr")
 	cmd := exec.Command(bin, "--config", cfg, "all", "--addr-file", addrFile)
 	// An OJ_ variable that names no key is logged, not fatal.
-	cmd.Env = append(os.Environ(), "OJ_REDIS_MODE=sentinel")
+	cmd.Env = append(os.Environ(), "OJ_REDIS_SENTINELS=a:1")
 	var logs syncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -73,8 +73,8 @@ func TestOjdAllServesAndStops(t *testing.T) {
 	if passed < 0 || ready < passed {
 		t.Fatalf("the address was written before the worker's self-check passed, or without \"ojd ready\":\n%s", logs.String())
 	}
-	if !strings.Contains(logs.String(), "environment variable OJ_REDIS_MODE names no configuration key and is ignored") {
-		t.Errorf("no warning about OJ_REDIS_MODE at start:\n%s", logs.String())
+	if !strings.Contains(logs.String(), "environment variable OJ_REDIS_SENTINELS names no configuration key and is ignored") {
+		t.Errorf("no warning about OJ_REDIS_SENTINELS at start:\n%s", logs.String())
 	}
 	for {
 		if h, err := c.Readyz(ctx); err == nil && h["postgres"] == "ok" && h["redis"] == "ok" {

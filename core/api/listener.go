@@ -143,11 +143,17 @@ func (h *hub) resyncAll() {
 
 // run listens until ctx ends, reconnecting after errors.
 func (h *hub) run(ctx context.Context) {
-	wait := 100 * time.Millisecond
+	const firstWait = 100 * time.Millisecond
+	wait := firstWait
 	for ctx.Err() == nil {
-		err := h.listenOnce(ctx)
+		listened, err := h.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if listened {
+			// The connection worked until now (a PostgreSQL failover, a restart): the
+			// next one is tried soon, not after the longest wait of earlier losses.
+			wait = firstWait
 		}
 		h.log.Warn("oj_events listener lost; reconnecting", "err", err, "retry_in", wait)
 		h.resyncAll()
@@ -162,15 +168,16 @@ func (h *hub) run(ctx context.Context) {
 	}
 }
 
-func (h *hub) listenOnce(ctx context.Context) error {
+// listenOnce listens until the connection fails; listened says whether LISTEN took.
+func (h *hub) listenOnce(ctx context.Context) (listened bool, err error) {
 	conn, err := h.db.Acquire(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Release()
 	if _, err := conn.Exec(ctx, "LISTEN oj_events; LISTEN oj_progress; LISTEN oj_feed"); err != nil {
 		conn.Conn().Close(context.Background())
-		return err
+		return false, err
 	}
 	// Changes may have committed while nobody listened.
 	h.resyncAll()
@@ -178,7 +185,7 @@ func (h *hub) listenOnce(ctx context.Context) error {
 		n, err := conn.Conn().WaitForNotification(ctx)
 		if err != nil {
 			conn.Conn().Close(context.Background()) // never return a LISTENing connection to the pool
-			return err
+			return true, err
 		}
 		switch n.Channel {
 		case "oj_progress":

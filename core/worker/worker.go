@@ -272,7 +272,10 @@ func (l *lane) readLoop(ctx context.Context) {
 				// Redis lost the stream or the group: recreate it; the reconciler re-drives
 				// whatever the lost entries carried.
 				l.log.Warn("consumer group missing, recreating", "lane", l.lane)
-				if err := l.streams.EnsureGroup(ctx, l.lane); err == nil {
+				if err := l.streams.EnsureGroup(ctx, l.lane); err == nil && failures == 0 {
+					// Read again at once; a NOGROUP again (a failover still settling)
+					// backs off below like any error, so this never spins.
+					failures++
 					continue
 				}
 			}
