@@ -209,6 +209,13 @@ log:
 		tm.keys("Escape", "Escape")
 		time.Sleep(time.Second)
 	}
+	// The Problems view lists the problem with its format, limits and verify status; a
+	// verify of a package without labeled submissions is refused at its dry run, with the
+	// server's reason.
+	tm.keys("Escape", "Escape", ":", "problems", "Enter")
+	t.Logf("problems screen:\n%s", tm.waitFor("the problem in the Problems view", "aplusb", "oj", "not verified"))
+	tm.keys("v")
+	tm.waitFor("the verify refused with its reason", "no labeled submissions")
 	if rss := tm.dashRSS(); rss != "" {
 		t.Logf("ojctl dashboard memory: %s", rss)
 	}
