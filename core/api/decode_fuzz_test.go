@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"oj/core/job"
 )
 
 func TestDecodeSubmitRefusesTextPostgreSQLCannotStore(t *testing.T) {
@@ -101,6 +103,61 @@ func FuzzDecodeSubmit(f *testing.F) {
 			}
 			if strings.ContainsRune(v, utf8.RuneError) && !sent {
 				t.Fatalf("accepted a body whose text was silently replaced: %q", body)
+			}
+		}
+	})
+}
+
+// FuzzDecodeRun: whatever the body, decodeRun refuses it with a 400 or 413 that says why,
+// or accepts a run whose text PostgreSQL can store, within the bounds: a source, at most
+// job.MaxRunInputs inputs of at most MaxStdinBytes together, limits not negative.
+func FuzzDecodeRun(f *testing.F) {
+	for _, s := range []string{
+		`{"language":"python3","source":"print(input())","stdin":"1\n"}`,
+		`{"language":"cpp17","source":"int main(){}","stdins":["1","2","3"],"limits":{"time_ms":1000,"memory_mb":64},"wait_ms":5000}`,
+		`{"language":"c","source":"x","stdin":"a","stdins":["b"]}`,
+		`{"language":"c","source":"x","stdins":[]}`,
+		`{"language":"c","source":"x","stdins":["","","","","","","","","","",""]}`,
+		`{"language":"c","source":"x","stdin":"\u0000"}`,
+		`{"language":"c","source":"x","limits":{"time_ms":-1}}`,
+		`{"language":"c","source":"x","limits":{"output_bytes":5}}`,
+		`{"language":"c","source":"x","stdin":"` + strings.Repeat("y", 100) + `"}`,
+		`{"language":"c","source":"x","stdin":"\ud800"}`,
+		`[]`, `null`, `{}`, `{"source":"x"} {}`,
+	} {
+		f.Add([]byte(s))
+	}
+	runs := job.DefaultRunsConfig()
+	runs.MaxStdinBytes = 64
+	const maxSource = 64
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodeRun(strings.NewReader(string(body)), maxSource, runs)
+		if err != nil {
+			if err.status != http.StatusBadRequest && err.status != http.StatusRequestEntityTooLarge {
+				t.Fatalf("status %d for a refused body", err.status)
+			}
+			if err.code == "" || err.msg == "" {
+				t.Fatalf("error without code or message: %+v", err)
+			}
+			return
+		}
+		if req.Language == "" || req.Source == "" || len(req.Source) > maxSource {
+			t.Fatalf("accepted %+v", req)
+		}
+		inputs := runInputs(req)
+		total := 0
+		for _, in := range inputs {
+			total += len(in)
+		}
+		if len(inputs) < 1 || len(inputs) > job.MaxRunInputs || total > runs.MaxStdinBytes {
+			t.Fatalf("accepted %d inputs of %d bytes", len(inputs), total)
+		}
+		if l := req.Limits; l != nil && (l.TimeMS < 0 || l.MemoryMB < 0 || l.OutputBytes != 0) {
+			t.Fatalf("accepted limits %+v", *l)
+		}
+		for _, v := range append([]string{req.Language, req.Source}, inputs...) {
+			if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+				t.Fatalf("accepted text PostgreSQL cannot store: %q", v)
 			}
 		}
 	})
