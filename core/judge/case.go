@@ -48,9 +48,13 @@ func (tk *task) runSpec() Spec {
 	}
 }
 
-// outputLimit is what one run may write: the problem's bound, within the judge's.
+// outputLimit is what one run may write: the problem's bound, within the judge's (a
+// run, which has no problem, is bounded by the judge's alone).
 func (tk *task) outputLimit() int64 {
 	mb := tk.j.cfg.OutputLimitMB
+	if tk.ent == nil {
+		return int64(mb) << 20
+	}
 	if p := tk.ent.Pkg.Spec.OutputLimitMB; p > 0 && p < mb {
 		mb = p
 	}
