@@ -82,18 +82,13 @@ type Package struct {
 	lim   Limits
 }
 
-// ReadBytes is Read on an in-memory zip.
-func ReadBytes(b []byte, lim Limits) (*Package, error) {
-	return Read(bytes.NewReader(b), int64(len(b)), lim)
-}
-
-// Read validates the zip in r (size bytes) entry by entry, inflating every file to
-// check its real size and CRC against the limits, and parses problem.yaml.
-func Read(r io.ReaderAt, size int64, lim Limits) (*Package, error) {
+// openZip opens the zip in r (size bytes) within lim: its size, then its directory's
+// entries and names, bounded while the directory is read (before archive/zip holds the
+// whole of it in memory).
+func openZip(r io.ReaderAt, size int64, lim Limits) (*zip.Reader, error) {
 	if size > lim.MaxZipBytes {
 		return nil, invalid(ErrTooLarge, "", "the zip is %d bytes, over the limit of %d (%s)", size, lim.MaxZipBytes, keyMaxZipBytes)
 	}
-	// Bounded before archive/zip holds the whole directory in memory.
 	if err := scanDirectory(r, size, lim); err != nil {
 		return nil, err
 	}
@@ -103,6 +98,21 @@ func Read(r io.ReaderAt, size int64, lim Limits) (*Package, error) {
 	}
 	if len(zr.File) > lim.MaxFiles {
 		return nil, invalid(ErrTooManyFiles, "", "the zip has %d entries, over the limit of %d (%s)", len(zr.File), lim.MaxFiles, keyMaxFiles)
+	}
+	return zr, nil
+}
+
+// ReadBytes is Read on an in-memory zip.
+func ReadBytes(b []byte, lim Limits) (*Package, error) {
+	return Read(bytes.NewReader(b), int64(len(b)), lim)
+}
+
+// Read validates the zip in r (size bytes) entry by entry, inflating every file to
+// check its real size and CRC against the limits, and parses problem.yaml.
+func Read(r io.ReaderAt, size int64, lim Limits) (*Package, error) {
+	zr, err := openZip(r, size, lim)
+	if err != nil {
+		return nil, err
 	}
 	entries := make([]zipEntry, len(zr.File))
 	for i, f := range zr.File {

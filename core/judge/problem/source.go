@@ -50,19 +50,9 @@ func OpenSourceBytes(b []byte, lim Limits) (*Source, error) {
 
 // OpenSource validates the zip in r (size bytes) entry by entry.
 func OpenSource(r io.ReaderAt, size int64, lim Limits) (*Source, error) {
-	if size > lim.MaxZipBytes {
-		return nil, invalid(ErrTooLarge, "", "the zip is %d bytes, over the limit of %d (%s)", size, lim.MaxZipBytes, keyMaxZipBytes)
-	}
-	// Bounded before archive/zip holds the whole directory in memory.
-	if err := scanDirectory(r, size, lim); err != nil {
+	zr, err := openZip(r, size, lim)
+	if err != nil {
 		return nil, err
-	}
-	zr, err := zip.NewReader(r, size)
-	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return nil, invalid(ErrNotZip, "", "%v", err)
-	}
-	if len(zr.File) > lim.MaxFiles {
-		return nil, invalid(ErrTooManyFiles, "", "the zip has %d entries, over the limit of %d (%s)", len(zr.File), lim.MaxFiles, keyMaxFiles)
 	}
 	type entry struct {
 		name       string
