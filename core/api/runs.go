@@ -1,8 +1,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +8,6 @@ import (
 	"oj/core/render"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"oj/core/api/wire"
 	"oj/core/job"
@@ -44,19 +41,8 @@ func decodeRun(r io.Reader, maxSource int, runs job.RunsConfig) (wire.RunRequest
 		}
 		return req, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: data after the object")
-	}
-	if !utf8.Valid(body) {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: not valid UTF-8 (at byte %d)", invalidUTF8At(body))
-	}
-	if at := loneSurrogate(body); at >= 0 {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %s at byte %d is half of a UTF-16 surrogate pair", body[at:at+6], at)
+	if aerr := decodeStrict(body, &req); aerr != nil {
+		return req, aerr
 	}
 	return req, checkRunFields(req, maxSource, runs)
 }

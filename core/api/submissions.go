@@ -40,23 +40,32 @@ func decodeSubmit(r io.Reader, maxSource int) (wire.SubmitRequest, *apiError) {
 		}
 		return req, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: data after the object")
-	}
-	// encoding/json quietly turns invalid UTF-8 and unpaired surrogate escapes into
-	// U+FFFD: refuse them instead of judging a source other than the one sent.
-	if !utf8.Valid(body) {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: not valid UTF-8 (at byte %d)", invalidUTF8At(body))
-	}
-	if at := loneSurrogate(body); at >= 0 {
-		return req, errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %s at byte %d is half of a UTF-16 surrogate pair", body[at:at+6], at)
+	if aerr := decodeStrict(body, &req); aerr != nil {
+		return req, aerr
 	}
 	return req, checkSubmitFields(req, maxSource)
+}
+
+// decodeStrict decodes body, one JSON object, into v: unknown fields, data after the
+// object, invalid UTF-8 and unpaired surrogate escapes are 400 malformed (encoding/json
+// quietly turns the last two into U+FFFD: refused instead of judging a source other than
+// the one sent).
+func decodeStrict(body []byte, v any) *apiError {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: data after the object")
+	}
+	if !utf8.Valid(body) {
+		return errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: not valid UTF-8 (at byte %d)", invalidUTF8At(body))
+	}
+	if at := loneSurrogate(body); at >= 0 {
+		return errorf(http.StatusBadRequest, codeMalformed, "malformed JSON body: %s at byte %d is half of a UTF-16 surrogate pair", body[at:at+6], at)
+	}
+	return nil
 }
 
 // checkSubmitFields refuses a decoded submit body whose fields PostgreSQL could not store
