@@ -20,11 +20,17 @@ import (
 // most the window.
 //
 // The window of a lane is the slots its live workers announced (each one a submission
-// judged at once; a slot that frees finds the next entry already waiting) plus what the
-// lane consumes in dispatcher.fair_lookahead at its recent rate (so a fast lane never
-// waits on the relay's round trips). Sleeping or slow submissions consume slowly: the
-// window is then the slots, and another user's submission waits for at most one
-// submission per slot. Entries waiting in the stream are read from the group's lag.
+// judged at once) plus what the lane consumes in dispatcher.fair_lookahead at its recent
+// rate (so that a fast lane's freed slot finds its next entry already waiting rather than
+// waiting on the relay's round trips). The window holds what the workers hold (the
+// group's pending entries: read, being judged, or judged and about to be acknowledged;
+// or, when Redis has lost them, the running submissions in PostgreSQL) and what waits in
+// the stream (the group's lag): the relay releases only into the rest. Sleeping or slow
+// submissions consume slowly: the window is then the slots, nothing waits in the stream
+// while every slot is busy, and another user's submission waits for at most one
+// submission per slot: the first slot that frees takes it (the relay looks again every
+// heldPoll while rows wait for room). A dead worker's entries count until they are
+// claimed again.
 
 // Workers announce themselves every announceEvery (core/worker); one not seen for
 // workerSeenWithin no longer counts toward a window.
@@ -44,6 +50,9 @@ type fairness struct {
 	lanes   map[job.Lane]*laneRate
 	// held records, per lane, whether the last pass left due rows waiting for room.
 	held map[job.Lane]bool
+	// settling records whether a held lane's workers held entries that are no longer
+	// running (judged, their acknowledgement on its way): room is about to free.
+	settling bool
 }
 
 // laneRate is a lane's consumption rate: entries delivered per second, smoothed.
@@ -97,17 +106,22 @@ func (d *Dispatcher) laneSlots(ctx context.Context, lane job.Lane) int {
 }
 
 // room is how many more of lane's rows may be released now: the window less what waits
-// in the stream; and the least room worth a pass (a quarter of the window, so that a fast
-// lane is topped up in chunks rather than a row per claim). Without fair release, or when
-// Redis cannot say, it is a whole batch.
-func (d *Dispatcher) room(ctx context.Context, lane job.Lane) (room, least int) {
+// in the stream and what the workers hold (running: the lane's running submissions); and
+// the least room worth a pass (a quarter of the window, so that a fast lane is topped up
+// in chunks rather than a row per claim). Without fair release, or when Redis cannot
+// say, it is a whole batch.
+//
+// settling reports that the workers hold more entries than PostgreSQL has running: a
+// judgment finished (its finish woke the relay) and its acknowledgement follows within
+// moments, or a worker read an entry and is claiming it.
+func (d *Dispatcher) room(ctx context.Context, lane job.Lane, running int) (room, least int, settling bool) {
 	if !d.cfg.FairRelease {
-		return d.cfg.BatchSize, 1
+		return d.cfg.BatchSize, 1, false
 	}
 	p, err := d.streams.Progress(ctx, lane)
 	if err != nil {
 		// The XADDs will fail as well and be retried; holding rows back would not help.
-		return d.cfg.BatchSize, 1
+		return d.cfg.BatchSize, 1, false
 	}
 	slots := d.laneSlots(ctx, lane)
 	f := d.fair
@@ -125,10 +139,17 @@ func (d *Dispatcher) room(ctx context.Context, lane job.Lane) (room, least int) 
 	w := window(slots, perSec, d.cfg.FairLookahead)
 	d.metrics.Window.WithLabelValues(string(lane)).Set(float64(w))
 	least = max(1, w/4)
-	if !p.Exists || p.Waiting < 0 {
-		return w, least
+	if !p.Exists {
+		return w, least, false
 	}
-	return max(0, w-int(p.Waiting)), least
+	held := max(int(p.Pending), running)
+	settling = int(p.Pending) > running
+	if p.Waiting < 0 {
+		// Redis cannot count what waits (entries were deleted in the stream's middle):
+		// what the workers hold still counts.
+		return max(0, w-held), least, settling
+	}
+	return max(0, w-int(p.Waiting)-held), least, settling
 }
 
 // window is a lane's window: its live slots (at least one, so that a lane whose workers
@@ -139,10 +160,19 @@ func window(slots int, perSec float64, lookahead time.Duration) int {
 }
 
 // setHeld records whether lane has due rows waiting for room after this pass.
-func (d *Dispatcher) setHeld(lane job.Lane, held bool) {
+func (d *Dispatcher) setHeld(lane job.Lane, held, settling bool) {
 	d.fair.mu.Lock()
 	d.fair.held[lane] = held
+	d.fair.settling = d.fair.settling || held && settling
 	d.fair.mu.Unlock()
+}
+
+// settlingNow reports whether the last pass found a held lane settling (room reports
+// it): the relay looks again within settlePoll, a few times, rather than heldPoll.
+func (d *Dispatcher) settlingNow() bool {
+	d.fair.mu.Lock()
+	defer d.fair.mu.Unlock()
+	return d.fair.settling
 }
 
 // anyHeld reports whether some lane had rows waiting for room at its last pass: the relay

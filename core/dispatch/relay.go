@@ -137,7 +137,7 @@ func (d *Dispatcher) listenOnce(ctx context.Context) error {
 }
 
 func (d *Dispatcher) relayLoop(ctx context.Context) {
-	failures := 0
+	failures, quick := 0, 0
 	for ctx.Err() == nil {
 		n, err := d.RelayOnce(ctx)
 		switch {
@@ -154,9 +154,16 @@ func (d *Dispatcher) relayLoop(ctx context.Context) {
 		failures = 0
 		idle := d.cfg.PollInterval
 		if d.anyHeld() {
-			// Rows wait for room: a claim (oj_events) wakes the relay, and this bounds the
-			// wait when a notification is missed.
+			// Rows wait for room: a claim or a finish (oj_events) wakes the relay, and this
+			// bounds the wait when a notification is missed.
 			idle = min(idle, heldPoll)
+			if d.settlingNow() && quick < settleTries {
+				// A finish woke it a moment before its entry was acknowledged: the room
+				// is there within milliseconds, and a slot is waiting for it.
+				idle, quick = settlePoll, quick+1
+			} else {
+				quick = 0
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -166,8 +173,13 @@ func (d *Dispatcher) relayLoop(ctx context.Context) {
 	}
 }
 
-// heldPoll bounds how long rows waiting for room wait for the relay to look again.
-const heldPoll = 100 * time.Millisecond
+// heldPoll bounds how long rows waiting for room wait for the relay to look again;
+// settlePoll is the wait instead, settleTries times in a row, while room is settling.
+const (
+	heldPoll    = 100 * time.Millisecond
+	settlePoll  = 5 * time.Millisecond
+	settleTries = 4
+)
 
 // RelayOnce relays one batch of due rows that are not jobs, then each job lane's due
 // rows in fair order as far as the lane has room (fair.go). It returns how many rows it
@@ -179,22 +191,42 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	d.fair.mu.Lock()
+	d.fair.settling = false
+	d.fair.mu.Unlock()
 	for _, lane := range job.Lanes {
-		room, least := d.room(ctx, lane)
-		if room < least {
-			d.setHeld(lane, true)
-			continue
-		}
-		limit := min(room, d.cfg.BatchSize)
+		var room, least, limit int
+		var settling bool
 		n, err := d.relayRows(ctx, func(db store.DB) ([]store.OutboxRow, error) {
+			running := 0
+			if d.cfg.FairRelease {
+				// The room is read and filled under the lane's lock, so that another
+				// relay does not fill it as well.
+				if err := store.LockLaneRelease(ctx, db, lane); err != nil {
+					return nil, err
+				}
+				var err error
+				if running, err = store.RunningInLane(ctx, db, lane); err != nil {
+					return nil, err
+				}
+			}
+			room, least, settling = d.room(ctx, lane, running)
+			if room < least {
+				return nil, nil
+			}
+			limit = min(room, d.cfg.BatchSize)
 			return store.ClaimLaneJobs(ctx, db, lane, limit)
 		})
 		if err != nil {
 			return total, err
 		}
+		if room < least {
+			d.setHeld(lane, true, settling)
+			continue
+		}
 		total += n
 		// A lane that filled its room may have more waiting: held until a worker reads.
-		d.setHeld(lane, n == limit && limit < d.cfg.BatchSize)
+		d.setHeld(lane, n == limit && limit < d.cfg.BatchSize, settling)
 	}
 	return total, nil
 }

@@ -107,6 +107,17 @@ func ClaimLaneJobs(ctx context.Context, db DB, lane job.Lane, limit int) ([]Outb
 		ORDER BY fair_tag NULLS FIRST, id LIMIT $2 FOR UPDATE SKIP LOCKED`, string(lane), limit)
 }
 
+// LockLaneRelease takes, until tx ends, the right to release lane's job rows: a release
+// reads the room the lane has and fills it, and two relays (of one dispatcher or of
+// several) doing that at once would both fill the same room. The two-key advisory lock's
+// first key is this lock's own class.
+func LockLaneRelease(ctx context.Context, tx DB, lane job.Lane) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(28523, hashtext($1))`, string(lane)); err != nil {
+		return fmt.Errorf("lock %s release: %w", lane, err)
+	}
+	return nil
+}
+
 // MarkDelivered records the stream entry id each row became.
 func MarkDelivered(ctx context.Context, db DB, ids []int64, streamIDs []string) error {
 	_, err := db.Exec(ctx, `UPDATE outbox o SET delivered_at = now(), stream_id = i.sid

@@ -59,3 +59,15 @@ func LaneSlots(ctx context.Context, db DB, within time.Duration) (map[job.Lane]i
 	}
 	return out, nil
 }
+
+// RunningInLane counts lane's submissions being judged now (state running): the slots
+// its workers have taken. A submission whose worker died without a word counts until its
+// lease ends and it is claimed again.
+func RunningInLane(ctx context.Context, db DB, lane job.Lane) (int, error) {
+	var n int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM submissions WHERE state = 'running' AND lane = $1`,
+		string(lane)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("running in %s: %w", lane, err)
+	}
+	return n, nil
+}

@@ -173,11 +173,13 @@ func (s *Streams) RedisVersion(ctx context.Context) (string, error) {
 // GroupProgress is how far the workers' group has read a lane's stream: Waiting entries
 // were added and not yet delivered to any worker (-1 when Redis cannot tell, as after
 // entries were deleted from the middle of the stream), Read counts the entries delivered
-// so far (for a rate). Exists is false when the stream or its group does not exist (Redis
-// lost them): nothing waits then.
+// so far (for a rate), Pending the entries delivered and not yet acknowledged (read by a
+// worker, being judged, or judged and about to be acknowledged). Exists is false when the
+// stream or its group does not exist (Redis lost them): nothing waits then.
 type GroupProgress struct {
 	Waiting int64
 	Read    int64
+	Pending int64
 	Exists  bool
 }
 
@@ -192,7 +194,7 @@ func (s *Streams) Progress(ctx context.Context, lane job.Lane) (GroupProgress, e
 	}
 	for _, g := range gs {
 		if g.Name == Group {
-			return GroupProgress{Waiting: g.Lag, Read: g.EntriesRead, Exists: true}, nil
+			return GroupProgress{Waiting: g.Lag, Read: g.EntriesRead, Pending: g.Pending, Exists: true}, nil
 		}
 	}
 	return GroupProgress{}, nil
