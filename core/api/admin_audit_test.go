@@ -69,7 +69,9 @@ var twins = map[string]string{"reclaimed": "would_reclaim", "replayed": "would_r
 // have done), and a real run's its done counts.
 func TestAuditRowsCarryTheAnswersCounts(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOpts{noWorker: true})
+	// All at once: a consumer that reads and never claims holds its entries, and fair
+	// release gives a lane no more than its workers hold.
+	e := newEnv(t, envOpts{noWorker: true, allAtOnce: true})
 	ctx := context.Background()
 	e.judge.Set(byMarker, 0)
 	adm := "/admin/v1/"
