@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -535,5 +536,62 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(m.WebhookEndpointsDisabled.WithLabelValues("gone")); got != 1 {
 		t.Errorf("oj_webhook_endpoints_disabled_total{reason=gone} %v, want 1", got)
+	}
+}
+
+// The feed's commit order holds for the fan-out: two transactions commit in the reverse
+// order of their event ids while the fan-out runs between them; the late one is not
+// skipped, and each gets its one delivery.
+func TestFanOutNeverSkipsAnEventCommittedLate(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil)
+	d, _ := h.dispatcher()
+	ep := h.endpoint("http://127.0.0.1:9/late", nil, nil)
+	ctx := context.Background()
+	insert := func(tx pgx.Tx) string {
+		id, err := store.InsertSubmission(ctx, tx, store.NewSubmission{ProblemID: "aplusb", ProblemVersion: 1,
+			Language: "python3", Lane: job.LaneLight, Source: "print(1)", TraceID: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	txA, err := h.db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txA.Rollback(ctx)
+	a := insert(txA) // the smaller event id
+	txB, err := h.db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := insert(txB)
+	if err := txB.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, _, err := d.FanOutOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := h.count(`SELECT count(*) FROM webhook_deliveries`); n != 0 {
+		t.Fatalf("%d deliveries while an earlier transaction could still commit, want 0", n)
+	}
+	if err := txA.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.fanOutUntil(d, 2)
+	rows, err := h.db.Query(ctx, `SELECT d.payload::json->'data'->>'id' FROM webhook_deliveries d
+		WHERE d.endpoint_id = $1 ORDER BY d.event_id`, ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !((got[0] == a && got[1] == b) || (got[0] == b && got[1] == a)) {
+		t.Fatalf("deliveries of %v, want one of %s and one of %s", got, a, b)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"oj/core/job"
 	"oj/core/store"
 	"oj/core/testenv"
+	"oj/core/worker"
 )
 
 // benchHarness is a pipeline with an immediate judge and one worker with enough slots
@@ -21,7 +22,10 @@ func benchHarness(b *testing.B) *harness {
 	return h
 }
 
-func benchWorker(h *harness) {
+func benchWorker(h *harness) { h.startWorker(benchWorkerConfig(), newScripted(nil)) }
+
+// benchWorkerConfig is the benchmarks' worker: enough slots that judging never waits.
+func benchWorkerConfig() worker.Config {
 	cfg := testWorkerConfig("bench")
 	cfg.Concurrency = map[string]int{"light": 512}
 	cfg.Lease = time.Minute
@@ -29,7 +33,7 @@ func benchWorker(h *harness) {
 	cfg.ReclaimInterval = time.Minute
 	cfg.ReclaimMinIdle = time.Minute
 	cfg.FinalizeBatch = 256
-	h.startWorker(cfg, newScripted(nil))
+	return cfg
 }
 
 // submitConcurrently commits n submissions from k goroutines and returns how long it took.

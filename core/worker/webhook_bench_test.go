@@ -1,0 +1,111 @@
+package worker_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"testing"
+	"time"
+
+	"oj/core/dispatch"
+	"oj/core/store"
+	"oj/core/webhook"
+)
+
+// BenchmarkPipelineWebhook: the drain of BenchmarkPipelineThroughput (10,000 committed
+// submissions, fair release, immediate judge) with no webhook endpoint and with one that
+// receives every event (a receiver in this process answering 204), three rounds of each,
+// interleaved (the order alternates) so that a load elsewhere on the machine weighs on
+// both alike. It reports the median finalized/s of each and their ratio — the webhooks'
+// cost to judging, whose target is within 10 % — and, with the endpoint, how long its
+// deliveries (one per submission event) took to be delivered, from the same start.
+// Run: make bench BENCH=PipelineWebhook PKGS=./core/worker/
+func BenchmarkPipelineWebhook(b *testing.B) {
+	const n, rounds = 10_000, 3
+	modes := []string{"no endpoint", "one endpoint"}
+	drains := map[string][]time.Duration{}
+	var hookDrains []time.Duration
+	var delivered int
+	for range b.N {
+		for r := range rounds {
+			for i := range modes {
+				mode := modes[(i+r)%2]
+				d, hooks, want := drainOnce(b, n, mode == "one endpoint")
+				drains[mode] = append(drains[mode], d)
+				if hooks > 0 {
+					hookDrains, delivered = append(hookDrains, hooks), want
+				}
+				fmt.Printf("round %d, %-12s  finalized %6.0f /s (%s)", r+1, mode, float64(n)/d.Seconds(), d.Round(time.Millisecond))
+				if hooks > 0 {
+					fmt.Printf("; webhooks %d delivered in %s", want, hooks.Round(time.Millisecond))
+				}
+				fmt.Println()
+			}
+		}
+	}
+	none, one, hooks := median(drains[modes[0]]), median(drains[modes[1]]), median(hookDrains)
+	b.ReportMetric(float64(n)/none.Seconds(), "finalized/s-none")
+	b.ReportMetric(float64(n)/one.Seconds(), "finalized/s-one")
+	b.ReportMetric(float64(delivered)/hooks.Seconds(), "delivered/s")
+	fmt.Printf("\npipeline drain with and without a webhook endpoint (%d submissions, immediate judge, this machine; medians of %d)\n", n, rounds)
+	fmt.Printf("  %-40s %10.0f /s  (%s)\n", "no endpoint: committed → finalized", float64(n)/none.Seconds(), none.Round(time.Millisecond))
+	fmt.Printf("  %-40s %10.0f /s  (%s)\n", "one endpoint: committed → finalized", float64(n)/one.Seconds(), one.Round(time.Millisecond))
+	fmt.Printf("  %-40s %10.2f   (target ≥ 0.90)\n", "finalized/s, one endpoint ÷ none", none.Seconds()/one.Seconds())
+	fmt.Printf("  %-40s %10d in %s (%.0f /s)\n", "webhooks delivered (every event)", delivered, hooks.Round(time.Millisecond),
+		float64(delivered)/hooks.Seconds())
+}
+
+// drainOnce commits n submissions, then runs the dispatcher and a worker until every one
+// is finalized; with an endpoint, it then waits until every submission event is
+// delivered. It returns both times from the dispatcher's start, and the deliveries.
+func drainOnce(b *testing.B, n int, endpoint bool) (drain, hooks time.Duration, deliveries int) {
+	h := benchHarness(b)
+	if endpoint {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		defer srv.Close()
+		h.dcfg.Webhooks.AllowPrivate = true // the receiver is on 127.0.0.1
+		h.disp = dispatch.New(h.dcfg, h.db, h.streams, h.clock, h.log, dispatch.NewMetrics(nil))
+		secret, err := webhook.NewSecret()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := store.CreateWebhookEndpoint(context.Background(), h.db, store.NewWebhookEndpoint{
+			URL: srv.URL, Secret: secret, Now: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	submitConcurrently(b, h, n, 16)
+	start := time.Now()
+	stopDispatcher := h.startDispatcher()
+	stopWorker := h.startWorker(benchWorkerConfig(), newScripted(nil))
+	defer func() { stopWorker(); stopDispatcher() }()
+	h.waitFinished(n, 5*time.Minute)
+	drain = time.Since(start)
+	if !endpoint {
+		return drain, 0, 0
+	}
+	want := h.count(`SELECT count(*) FROM events WHERE type LIKE 'submission.%'`)
+	deadline := time.Now().Add(5 * time.Minute)
+	for h.count(`SELECT count(*) FROM webhook_deliveries WHERE status = 'delivered'`) < want {
+		if time.Now().After(deadline) {
+			b.Fatalf("webhooks not drained within 5 min (%d events)", want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return drain, time.Since(start), want
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
