@@ -80,7 +80,7 @@ webhooks:
   timeout: 2s
   lease: 5s
   poll_interval: 200ms
-  schedule: [200ms, 500ms, 1s, 2s]
+  schedule: [200ms, 500ms, 1s, 2s, 5s, 10s, 10s, 10s, 10s, 10s, 10s, 10s, 10s, 10s, 10s, 10s]
 `, addr))
 	ojd := func(args ...string) string {
 		out, err := exec.Command(bin, append([]string{"--config", cfg}, args...)...).CombinedOutput()
@@ -228,6 +228,11 @@ webhooks:
 	// The webhooks drain: every submission event of the feed reached the receiver.
 	waitUntil("every feed event delivered", apiLogs, func() bool {
 		list, err := admin.Webhooks(ctx)
+		if err == nil && len(list.Items) == 1 && list.Items[0].Stats.Failed > 0 {
+			// Tried for its whole window and given up: it will never be delivered.
+			t.Fatalf("%d deliveries failed for good (the test's schedule is about two minutes); last error %q",
+				list.Items[0].Stats.Failed, list.Items[0].LastError)
+		}
 		return err == nil && len(list.Items) == 1 && list.Items[0].Stats.Pending == 0 && recv.covers(fol.eventIDs())
 	})
 	drained := time.Since(began)
