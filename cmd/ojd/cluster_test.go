@@ -174,8 +174,13 @@ func newCluster(t *testing.T) *cluster {
 }
 
 // removeClusterLeftovers kills the processes of every namespace a run of this test made
-// (ojc-*) and removes those namespaces: a run killed before its cleanup leaves them.
+// (ojc-*) and removes those namespaces: a run killed before its cleanup leaves them. The
+// logs a failed or killed run kept (/var/tmp/oj-cluster-*) go too.
 func removeClusterLeftovers(t *testing.T) {
+	old, _ := filepath.Glob("/var/tmp/oj-cluster-*")
+	for _, d := range old {
+		_ = os.RemoveAll(d)
+	}
 	out, err := exec.Command("ip", "netns", "list").Output()
 	if err != nil {
 		t.Fatalf("ip netns list: %v", err)
