@@ -181,6 +181,7 @@ func removeClusterLeftovers(t *testing.T) {
 	for _, d := range old {
 		_ = os.RemoveAll(d)
 	}
+	removeClusterCgroups()
 	out, err := exec.Command("ip", "netns", "list").Output()
 	if err != nil {
 		t.Fatalf("ip netns list: %v", err)
@@ -220,10 +221,31 @@ func (c *cluster) teardown() {
 	for _, h := range []string{"api", "w1", "w2", "w3", "data", "net"} {
 		removeNamespace(c.ns(h))
 	}
+	removeClusterCgroups()
 	if c.t.Failed() {
 		c.t.Logf("the processes' logs are kept in %s", c.logDir)
 	} else {
 		_ = os.RemoveAll(c.logDir)
+	}
+}
+
+// removeClusterCgroups removes the workers' cgroup parents (sandbox.cgroup_parent
+// oj-cluster-*) once their processes are gone: a SIGKILLed worker leaves its pools'
+// cgroups behind. A cgroup still holding a process stays.
+func removeClusterCgroups() {
+	roots, _ := filepath.Glob("/sys/fs/cgroup/oj-cluster-*")
+	v1, _ := filepath.Glob("/sys/fs/cgroup/*/oj-cluster-*")
+	for _, root := range append(roots, v1...) {
+		var dirs []string
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		for i := len(dirs) - 1; i >= 0; i-- {
+			_ = syscall.Rmdir(dirs[i])
+		}
 	}
 }
 
