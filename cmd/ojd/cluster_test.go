@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,10 +105,8 @@ type cluster struct {
 	sentinel []string
 	oldRedis string // the Redis master before the SIGKILL
 	faults   []string
-	drainAt  time.Time
 	w2Killed bool // w2 SIGKILLed while it held a lease
 	expected map[string]string
-	language map[string]string
 }
 
 type clusterProc struct {
@@ -125,7 +124,7 @@ func newCluster(t *testing.T) *cluster {
 	removeClusterLeftovers(t)
 	dir, bin := buildOjd(t)
 	c := &cluster{t: t, run: strconv.FormatInt(time.Now().Unix()%1_000_000, 36), dir: dir, bin: bin,
-		procs: map[string]*clusterProc{}, expected: map[string]string{}, language: map[string]string{}}
+		procs: map[string]*clusterProc{}, expected: map[string]string{}}
 	c.logDir = "/var/tmp/oj-cluster-" + c.run
 	if err := os.MkdirAll(c.logDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -616,8 +615,7 @@ func (c *cluster) runLoad(n int) {
 	}
 	defer func() { db.Close(context.Background()) }()
 
-	var idsMu sync.Mutex
-	ids := make([]string, n)
+	var idsMu sync.Mutex // guards c.expected
 	var submitted atomic.Int64
 	var retries atomic.Int64
 	const window = 40
@@ -644,9 +642,7 @@ func (c *cluster) runLoad(n int) {
 							Metadata: map[string]string{"kind": m.kind}}, "cluster-"+strconv.Itoa(i))
 						if err == nil {
 							idsMu.Lock()
-							ids[i] = res.ID()
 							c.expected[res.ID()] = m.verdict
-							c.language[res.ID()] = m.language
 							idsMu.Unlock()
 							submitted.Add(1)
 							break
@@ -702,7 +698,6 @@ func (c *cluster) runLoad(n int) {
 	out := c.inNS("api", c.ctlBin, "--server", "http://"+apiIP+":8080", "--token", c.token,
 		"worker", "drain", "w1", "--reason", "cluster test", "--yes")
 	t.Logf("ojctl worker drain w1: %s", strings.TrimSpace(out))
-	c.drainAt = time.Now()
 
 	<-submitDone
 	for finished() < n {
@@ -872,7 +867,7 @@ func (c *cluster) check(n int) {
 	add("no java17 claimed by w3 (no Java)", len(javaOnW3) == 0, "%d %v", len(javaOnW3), first(javaOnW3))
 	var w3Langs []string
 	err = db.QueryRow(ctx, `SELECT coalesce(languages, '{}') FROM workers WHERE name = 'w3'`).Scan(&w3Langs)
-	add("w3 announced no java17", err == nil && len(w3Langs) > 0 && !contains(w3Langs, "java17"), "languages %v %v", w3Langs, err)
+	add("w3 announced no java17", err == nil && len(w3Langs) > 0 && !slices.Contains(w3Langs, "java17"), "languages %v %v", w3Langs, err)
 	var w3Claims int
 	err = db.QueryRow(ctx, `SELECT count(*) FROM submission_history WHERE event = 'claimed' AND worker = 'w3'`).Scan(&w3Claims)
 	add("w3 judged its share", err == nil && w3Claims > 0, "%d claims %v", w3Claims, err)
@@ -932,13 +927,4 @@ func first(s []string) []string {
 		return s[:3]
 	}
 	return s
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
