@@ -56,7 +56,15 @@ import (
 //
 // OJ_TEST_CLUSTER=1 runs it (root only); OJ_TEST_CLUSTER_SUBMISSIONS sets the load (default
 // 1000).
-func TestCluster(t *testing.T) {
+func TestCluster(t *testing.T) { runClusterTest(t, "sentinel") }
+
+// TestClusterRedisCluster is the same load and faults against a Redis Cluster of three
+// masters and three replicas (redis.mode: cluster), the slots split so that the light and
+// heavy lanes live on different masters; its Redis fault is DEBUG SEGFAULT on the master
+// of the light lane, and a replica takes over.
+func TestClusterRedisCluster(t *testing.T) { runClusterTest(t, "cluster") }
+
+func runClusterTest(t *testing.T, redisMode string) {
 	if os.Getenv("OJ_TEST_CLUSTER") != "1" {
 		t.Skip("OJ_TEST_CLUSTER=1 runs it (make test-cluster)")
 	}
@@ -72,6 +80,7 @@ func TestCluster(t *testing.T) {
 	}
 	began := time.Now()
 	c := newCluster(t)
+	c.redisMode = redisMode
 	c.startData()
 	c.startOj()
 	setup := time.Since(began)
@@ -106,7 +115,12 @@ type cluster struct {
 	oldRedis string // the Redis master before the SIGKILL
 	faults   []string
 	w2Killed bool // w2 SIGKILLed while it held a lease
-	expected map[string]string
+	// redisMode is sentinel or cluster; in cluster mode, redisNodes are the six nodes and
+	// laneShards the master of each lane's slot at the start.
+	redisMode  string
+	redisNodes []string
+	laneShards map[string]string
+	expected   map[string]string
 }
 
 type clusterProc struct {
@@ -410,6 +424,25 @@ func (c *cluster) startData() {
 	}
 	data := []string{`save ""`, "appendonly yes", "appendfsync everysec", "maxmemory-policy noeviction",
 		"replica-announce-ip " + redisIP}
+	if c.redisMode == "cluster" {
+		for port := 7000; port < 7006; port++ {
+			name := "redis-" + strconv.Itoa(port)
+			c.start(name, "data", nil, "redis-server", redisConf(name, port, append(data, "cluster-enabled yes",
+				"cluster-config-file nodes.conf", "cluster-node-timeout 2000", "cluster-announce-ip "+redisIP,
+				"enable-debug-command yes")...))
+			c.redisNodes = append(c.redisNodes, redisIP+":"+strconv.Itoa(port))
+		}
+		c.makeRedisCluster()
+	} else {
+		c.startSentinels(redisConf, data)
+	}
+	c.startMinIO()
+}
+
+// startSentinels starts a Redis master, two replicas and three Sentinels (quorum 2) and
+// waits until the replicas are in sync and every Sentinel knows them and the others.
+func (c *cluster) startSentinels(redisConf func(string, int, ...string) string, data []string) {
+	t := c.t
 	c.start("redis-6379", "data", nil, "redis-server", redisConf("redis-6379", 6379, data...))
 	for _, port := range []int{6380, 6381} {
 		name := "redis-" + strconv.Itoa(port)
@@ -423,18 +456,6 @@ func (c *cluster) startData() {
 		c.sentinel = append(c.sentinel, redisIP+":"+strconv.Itoa(port))
 	}
 
-	minio := filepath.Join(os.Getenv("HOME"), "go", "bin", "minio")
-	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		minio = filepath.Join(strings.TrimSpace(string(gp)), "bin", "minio")
-	}
-	if _, err := os.Stat(minio); err != nil {
-		t.Fatalf("%s: %v (scripts/minio.sh builds it)", minio, err)
-	}
-	p := c.start("minio", "data", []string{"MINIO_ROOT_USER=ojclusteraccess", "MINIO_ROOT_PASSWORD=ojclustersecret",
-		"MINIO_BROWSER=off", "MINIO_UPDATE=off"},
-		minio, "server", "--quiet", "--address", minioIP+":9000", "--console-address", minioIP+":9001", filepath.Join(c.dir, "minio"))
-
-	// Ready: the replicas in sync and known to all three Sentinels, MinIO live.
 	ctx := context.Background()
 	testenv.WaitFor(t, time.Minute, "Redis replicas in sync and known to the Sentinels", func() error {
 		for _, s := range c.sentinel {
@@ -448,6 +469,102 @@ func (c *cluster) startData() {
 		}
 		return nil
 	})
+}
+
+// makeRedisCluster joins the six nodes into a Cluster: masters 7000-7002 with slots split
+// at 7000 and 11000, so that {light} (slot 6713) and {heavy} (slot 8060) are on different
+// masters, and 7003-7005 their replicas.
+func (c *cluster) makeRedisCluster() {
+	t := c.t
+	ctx := context.Background()
+	node := func(i int) *redis.Client {
+		return redis.NewClient(&redis.Options{Addr: c.redisNodes[i], Dialer: c.dialIn("api"), MaxRetries: -1})
+	}
+	n0 := node(0)
+	defer n0.Close()
+	for i := 1; i < 6; i++ {
+		if err := n0.ClusterMeet(ctx, redisIP, strconv.Itoa(7000+i)).Err(); err != nil {
+			t.Fatalf("CLUSTER MEET: %v", err)
+		}
+	}
+	ranges := [][2]int{{0, 7000}, {7001, 11000}, {11001, 16383}}
+	ids := make([]string, 6)
+	for i := range 6 {
+		nc := node(i)
+		id, err := nc.Do(ctx, "CLUSTER", "MYID").Text()
+		if err != nil {
+			t.Fatalf("CLUSTER MYID: %v", err)
+		}
+		ids[i] = id
+		if i < 3 {
+			if err := nc.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", ranges[i][0], ranges[i][1]).Err(); err != nil {
+				t.Fatalf("CLUSTER ADDSLOTSRANGE: %v", err)
+			}
+		}
+		nc.Close()
+	}
+	for i := 3; i < 6; i++ {
+		nc := node(i)
+		testenv.WaitFor(t, time.Minute, "node "+c.redisNodes[i]+" knows its master", func() error {
+			return nc.Do(ctx, "CLUSTER", "REPLICATE", ids[i-3]).Err()
+		})
+		nc.Close()
+	}
+	testenv.WaitFor(t, time.Minute, "the Cluster ok on every node, each master with a replica in sync", func() error {
+		for i := range 6 {
+			nc := node(i)
+			info, err := nc.ClusterInfo(ctx).Result()
+			repl, err2 := nc.Info(ctx, "replication").Result()
+			nc.Close()
+			if err != nil || err2 != nil || !strings.Contains(info, "cluster_state:ok") {
+				return fmt.Errorf("%s: %v %v %q", c.redisNodes[i], err, err2, info)
+			}
+			if i >= 3 && !strings.Contains(repl, "master_link_status:up") {
+				return fmt.Errorf("%s: replica not in sync", c.redisNodes[i])
+			}
+		}
+		return nil
+	})
+	c.laneShards = map[string]string{}
+	for _, lane := range []string{"light", "heavy"} {
+		c.laneShards[lane] = c.slotMaster(ctx, "oj:{"+lane+"}:jobs")
+	}
+	t.Logf("Redis Cluster: lane light on %s, heavy on %s", c.laneShards["light"], c.laneShards["heavy"])
+}
+
+// slotMaster is the master that serves key's slot now ("" when unknown).
+func (c *cluster) slotMaster(ctx context.Context, key string) string {
+	nc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.redisNodes, Dialer: c.dialIn("api")})
+	defer nc.Close()
+	slot, err := nc.ClusterKeySlot(ctx, key).Result()
+	if err != nil {
+		return ""
+	}
+	slots, err := nc.ClusterSlots(ctx).Result()
+	if err != nil {
+		return ""
+	}
+	for _, s := range slots {
+		if int64(s.Start) <= slot && slot <= int64(s.End) && len(s.Nodes) > 0 {
+			return s.Nodes[0].Addr
+		}
+	}
+	return ""
+}
+
+func (c *cluster) startMinIO() {
+	t := c.t
+	minio := filepath.Join(os.Getenv("HOME"), "go", "bin", "minio")
+	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		minio = filepath.Join(strings.TrimSpace(string(gp)), "bin", "minio")
+	}
+	if _, err := os.Stat(minio); err != nil {
+		t.Fatalf("%s: %v (scripts/minio.sh builds it)", minio, err)
+	}
+	p := c.start("minio", "data", []string{"MINIO_ROOT_USER=ojclusteraccess", "MINIO_ROOT_PASSWORD=ojclustersecret",
+		"MINIO_BROWSER=off", "MINIO_UPDATE=off"},
+		minio, "server", "--quiet", "--address", minioIP+":9000", "--console-address", minioIP+":9001", filepath.Join(c.dir, "minio"))
+
 	hc := &http.Client{Transport: &http.Transport{DialContext: c.dialIn("api")}, Timeout: 2 * time.Second}
 	testenv.WaitFor(t, time.Minute, "MinIO live", func() error {
 		resp, err := hc.Get("http://" + minioIP + ":9000/minio/health/live")
@@ -466,10 +583,7 @@ func (c *cluster) config(host, extra string) string {
 	yaml := fmt.Sprintf(`postgres:
   url: %q
 redis:
-  mode: sentinel
-  addr: ""
-  addrs: [%s]
-  master_name: oj
+%s
 storage:
   backend: s3
   s3:
@@ -503,13 +617,20 @@ judge:
   work_dir: %s/work
   cache:
     dir: %s/cache
-%s`, c.pgURL, strings.Join(c.sentinel, ", "), minioIP, testenv.RandomName("oj-cluster-"+host+"-"), apiIP,
+%s`, c.pgURL, c.redisYAML(), minioIP, testenv.RandomName("oj-cluster-"+host+"-"), apiIP,
 		filepath.Join(c.dir, host), filepath.Join(c.dir, host), extra)
 	f := filepath.Join(c.dir, host+".yaml")
 	if err := os.WriteFile(f, []byte(yaml), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
 	return f
+}
+
+func (c *cluster) redisYAML() string {
+	if c.redisMode == "cluster" {
+		return "  mode: cluster\n  addr: \"\"\n  addrs: [" + strings.Join(c.redisNodes, ", ") + "]"
+	}
+	return "  mode: sentinel\n  addr: \"\"\n  addrs: [" + strings.Join(c.sentinel, ", ") + "]\n  master_name: oj"
 }
 
 func (c *cluster) startWorker(host, name string, env ...string) *clusterProc {
@@ -674,8 +795,13 @@ func (c *cluster) runLoad(n int) {
 		c.faults = append(c.faults, what)
 	}
 
-	at(0.10, "SIGKILL the Redis master")
-	c.killRedisMaster(ctx)
+	if c.redisMode == "cluster" {
+		at(0.10, "DEBUG SEGFAULT on the Redis master of the light lane")
+		c.segfaultLaneMaster(ctx, "light")
+	} else {
+		at(0.10, "SIGKILL the Redis master")
+		c.killRedisMaster(ctx)
+	}
 	at(0.20, "cut w1 off PostgreSQL")
 	c.inNS("w1", "ip", "route", "add", "blackhole", pgIP+"/32")
 	time.Sleep(8 * time.Second)
@@ -750,6 +876,30 @@ func (c *cluster) killRedisMaster(ctx context.Context) {
 		return nil
 	})
 	t.Logf("Redis master %s SIGKILLed; the Sentinels promoted %s", c.oldRedis, master())
+}
+
+// segfaultLaneMaster crashes the master serving lane's slot with DEBUG SEGFAULT and waits
+// until a replica serves the slot.
+func (c *cluster) segfaultLaneMaster(ctx context.Context, lane string) {
+	key := "oj:{" + lane + "}:jobs"
+	c.oldRedis = c.slotMaster(ctx, key)
+	nc := redis.NewClient(&redis.Options{Addr: c.oldRedis, Dialer: c.dialIn("api"), MaxRetries: -1})
+	_ = nc.Do(ctx, "DEBUG", "SEGFAULT").Err() // the connection drops: no answer
+	nc.Close()
+	_, port, _ := strings.Cut(c.oldRedis, ":")
+	p := c.proc("redis-" + port)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		c.t.Fatalf("%s still running 30 s after DEBUG SEGFAULT", c.oldRedis)
+	}
+	testenv.WaitFor(c.t, time.Minute, "a replica serves the "+lane+" lane's slot", func() error {
+		if m := c.slotMaster(ctx, key); m == "" || m == c.oldRedis {
+			return fmt.Errorf("slot still on %q", m)
+		}
+		return nil
+	})
+	c.t.Logf("Redis master %s of the %s lane crashed (DEBUG SEGFAULT); %s took over", c.oldRedis, lane, c.slotMaster(ctx, key))
 }
 
 // killWorkerMidJudge waits until name holds a lease, then SIGKILLs it.
@@ -883,7 +1033,11 @@ func (c *cluster) check(n int) {
 	}
 	add("w1 claimed nothing after the drain", err == nil && after == 0 && before > 0, "%d claims before, %d after %v", before, after, err)
 
-	add("Redis master replaced", c.oldRedis != "", "SIGKILLed %s", c.oldRedis)
+	add("Redis master replaced", c.oldRedis != "", "crashed %s", c.oldRedis)
+	if c.redisMode == "cluster" {
+		l, h := c.laneShards["light"], c.laneShards["heavy"]
+		add("lanes light and heavy on two shards", l != "" && h != "" && l != h, "light on %s, heavy on %s", l, h)
+	}
 	var recovery bool
 	err = db.QueryRow(ctx, `SELECT pg_is_in_recovery() OR inet_server_port() <> 5433`).Scan(&recovery)
 	add("PostgreSQL standby promoted, in use", err == nil && !recovery, "%v", err)
