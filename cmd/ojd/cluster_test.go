@@ -38,7 +38,8 @@ import (
 // a load of submissions while the faults of a real deployment happen. The hosts:
 //
 //	data   10.77.0.10  PostgreSQL primary (:5432) and streaming standby (:5433)
-//	       10.77.0.11  Redis master and 2 replicas (:6379-6381), 3 Sentinels (:26379-26381)
+//	       10.77.0.11  Redis master and 2 replicas (:6379-6381), 3 Sentinels (:26379-26381);
+//	                   in TestClusterRedisCluster six Cluster nodes (:7000-7005) instead
 //	       10.77.0.12  MinIO (:9000)
 //	api    10.77.0.20  ojd api (:8080) and ojd dispatcher
 //	w1-w3  10.77.0.31-33  ojd worker, storage.backend s3; w3 is configured without Java
