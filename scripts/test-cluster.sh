@@ -4,7 +4,8 @@
 # and MinIO; an API host; three worker hosts, one without Java) under SUBMISSIONS
 # submissions (default 1000) while Redis and PostgreSQL fail over and workers are cut
 # off, killed and drained: first with Redis Sentinel (TestCluster), then the same against
-# a six-node Redis Cluster (TestClusterRedisCluster), both in cmd/ojd/cluster_test.go.
+# a six-node Redis Cluster (TestClusterRedisCluster), then with Sentinel on TLS and the
+# install guide's ACL users (TestClusterSentinelTLSACL), all in cmd/ojd/cluster_test.go.
 # Each prints a table of checks and "N passed, M failed" and fails on any failed check.
 #
 # Needs root (namespaces, the sandbox, PostgreSQL as postgres) and what scripts/deps.sh
@@ -24,4 +25,4 @@ fi
 n=${SUBMISSIONS:-1000}
 [[ $n =~ ^[0-9]+$ ]] || { echo "test-cluster: SUBMISSIONS=$n is not a number" >&2; exit 2; }
 OJ_TEST_CLUSTER=1 OJ_TEST_CLUSTER_SUBMISSIONS=$n \
-	exec nice -n 10 go test -count=1 -run '^TestCluster(RedisCluster)?$' -v -timeout 90m ./cmd/ojd
+	exec nice -n 10 go test -count=1 -run '^TestCluster(RedisCluster|SentinelTLSACL)?$' -v -timeout 90m ./cmd/ojd

@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +67,12 @@ func TestCluster(t *testing.T) { runClusterTest(t, "sentinel") }
 // of the light lane, and a replica takes over.
 func TestClusterRedisCluster(t *testing.T) { runClusterTest(t, "cluster") }
 
+// TestClusterSentinelTLSACL is the Sentinel run with every Redis link on TLS (the data
+// nodes, replication, the Sentinels) and ojd as the ACL users of the install guide (oj,
+// limited to ~oj:*, and oj-sentinel). Before oj starts, an ojd given another CA or
+// another server name must refuse to start, naming the key.
+func TestClusterSentinelTLSACL(t *testing.T) { runClusterTest(t, "sentinel-tls") }
+
 func runClusterTest(t *testing.T, redisMode string) {
 	if os.Getenv("OJ_TEST_CLUSTER") != "1" {
 		t.Skip("OJ_TEST_CLUSTER=1 runs it (make test-cluster)")
@@ -82,6 +90,9 @@ func runClusterTest(t *testing.T, redisMode string) {
 	began := time.Now()
 	c := newCluster(t)
 	c.redisMode = redisMode
+	if redisMode == "sentinel-tls" {
+		c.tls, c.certs = true, testenv.MakeCerts(t)
+	}
 	c.startData()
 	c.startOj()
 	setup := time.Since(began)
@@ -119,6 +130,9 @@ type cluster struct {
 	// redisMode is sentinel or cluster; in cluster mode, redisNodes are the six nodes and
 	// laneShards the master of each lane's slot at the start.
 	redisMode  string
+	tls        bool
+	certs      testenv.Certs
+	extra      []clusterCheck // checks made before the load
 	redisNodes []string
 	laneShards map[string]string
 	expected   map[string]string
@@ -415,8 +429,11 @@ func (c *cluster) startData() {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		conf := append([]string{"bind " + redisIP, "port " + strconv.Itoa(port), "dir " + d, "daemonize no",
-			"logfile " + filepath.Join(d, "log"), "protected-mode no"}, extra...)
+		conf := []string{"bind " + redisIP, "port " + strconv.Itoa(port), "dir " + d, "daemonize no",
+			"logfile " + filepath.Join(d, "log"), "protected-mode no"}
+		for _, line := range extra { // a later line wins: "port 0" then "tls-port {port}"
+			conf = append(conf, strings.ReplaceAll(line, "{port}", strconv.Itoa(port)))
+		}
 		f := filepath.Join(d, "redis.conf")
 		if err := os.WriteFile(f, []byte(strings.Join(conf, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -425,6 +442,10 @@ func (c *cluster) startData() {
 	}
 	data := []string{`save ""`, "appendonly yes", "appendfsync everysec", "maxmemory-policy noeviction",
 		"replica-announce-ip " + redisIP}
+	if c.tls {
+		data = append(data, c.tlsConf()...)
+		data = append(data, clusterACLLine(t, "oj", "oj-secret"))
+	}
 	if c.redisMode == "cluster" {
 		for port := 7000; port < 7006; port++ {
 			name := "redis-" + strconv.Itoa(port)
@@ -451,16 +472,20 @@ func (c *cluster) startSentinels(redisConf func(string, int, ...string) string, 
 	}
 	for _, port := range []int{26379, 26380, 26381} {
 		name := "sentinel-" + strconv.Itoa(port)
-		c.start(name, "data", nil, "redis-server", redisConf(name, port,
-			"sentinel monitor oj "+redisIP+" 6379 2", "sentinel down-after-milliseconds oj 1000",
-			"sentinel failover-timeout oj 5000", "sentinel announce-ip "+redisIP), "--sentinel")
+		conf := []string{"sentinel monitor oj " + redisIP + " 6379 2", "sentinel down-after-milliseconds oj 1000",
+			"sentinel failover-timeout oj 5000", "sentinel announce-ip " + redisIP}
+		if c.tls {
+			conf = append(conf, c.tlsConf()...)
+			conf = append(conf, clusterACLLine(t, "oj-sentinel", "sentinel-secret"))
+		}
+		c.start(name, "data", nil, "redis-server", redisConf(name, port, conf...), "--sentinel")
 		c.sentinel = append(c.sentinel, redisIP+":"+strconv.Itoa(port))
 	}
 
 	ctx := context.Background()
 	testenv.WaitFor(t, time.Minute, "Redis replicas in sync and known to the Sentinels", func() error {
 		for _, s := range c.sentinel {
-			sc := redis.NewClient(&redis.Options{Addr: s, Dialer: c.dialIn("api"), MaxRetries: -1})
+			sc := redis.NewClient(c.redisOptions(s))
 			rs, err := sc.Do(ctx, "SENTINEL", "REPLICAS", "oj").Slice()
 			ss, err2 := sc.Do(ctx, "SENTINEL", "SENTINELS", "oj").Slice()
 			sc.Close()
@@ -470,6 +495,123 @@ func (c *cluster) startSentinels(redisConf func(string, int, ...string) string, 
 		}
 		return nil
 	})
+	if c.tls {
+		c.checkTLSRefusals()
+		c.checkACLLimit()
+	}
+}
+
+// clusterCheck is one row of the checks' table.
+type clusterCheck struct {
+	name   string
+	ok     bool
+	detail string
+}
+
+// tlsConf are the TLS lines of a data node or a Sentinel: TLS only, replication and
+// the Sentinels' links too; no client certificate asked for.
+func (c *cluster) tlsConf() []string {
+	return []string{"port 0", "tls-port {port}", "tls-cert-file " + c.certs.Cert, "tls-key-file " + c.certs.Key,
+		"tls-ca-cert-file " + c.certs.CA, "tls-auth-clients no", "tls-replication yes"}
+}
+
+// clusterACLLine is user's ACL line in the install guide (systemd/README.md) with
+// password: the lines an operator copies are the ones the test runs under.
+func clusterACLLine(t *testing.T, user, password string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../systemd/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "user "+user+" on ") {
+			return strings.Replace(line, ">PASSWORD", ">"+password, 1)
+		}
+	}
+	t.Fatalf("no ACL line for %s in systemd/README.md", user)
+	return ""
+}
+
+// redisOptions are the test's own options for a node or a Sentinel at addr, over TLS
+// when the run has it (as the default user, which the Sentinels and replicas use).
+func (c *cluster) redisOptions(addr string) *redis.Options {
+	o := &redis.Options{Addr: addr, Dialer: c.dialIn("api"), MaxRetries: -1}
+	if c.tls {
+		pool := x509.NewCertPool()
+		pem, err := os.ReadFile(c.certs.CA)
+		if err != nil || !pool.AppendCertsFromPEM(pem) {
+			c.t.Fatalf("CA %s: %v", c.certs.CA, err)
+		}
+		cfg := &tls.Config{RootCAs: pool, ServerName: "redis.test", MinVersion: tls.VersionTLS12}
+		plain := o.Dialer
+		o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := plain(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			tc := tls.Client(conn, cfg)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				conn.Close()
+				return nil, err
+			}
+			return tc, nil
+		}
+	}
+	return o
+}
+
+// checkTLSRefusals starts ojd dispatcher with another CA, then another server name: each
+// must exit non-zero with an error that names the key to fix (redis.tls.ca_file,
+// redis.tls.server_name), not run and fail every command.
+func (c *cluster) checkTLSRefusals() {
+	for _, tc := range []struct{ name, tls, want string }{
+		{"another CA", "ca_file: " + c.certs.OtherCA + "\n    server_name: redis.test", "redis.tls.ca_file"},
+		{"another server name", "ca_file: " + c.certs.CA + "\n    server_name: other.test", "redis.tls.server_name"},
+	} {
+		cfg := c.config("refused", "")
+		b, err := os.ReadFile(cfg)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		yaml := strings.Replace(string(b), "ca_file: "+c.certs.CA+"\n    server_name: redis.test", tc.tls, 1)
+		if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+			c.t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := c.nsCmd("api", c.bin, "--config", cfg, "dispatcher", "--metrics-listen", "")
+		out, err := exec.CommandContext(ctx, cmd.Args[0], cmd.Args[1:]...).CombinedOutput()
+		timedOut := ctx.Err() != nil
+		cancel()
+		ok := err != nil && !timedOut && strings.Contains(string(out), tc.want)
+		line := strings.TrimSpace(string(out))
+		if i := strings.Index(line, tc.want); i >= 0 {
+			line = line[i:]
+		}
+		line, _, _ = strings.Cut(line, "\n")
+		c.extra = append(c.extra, clusterCheck{"TLS: " + tc.name + " refused at start", ok,
+			fmt.Sprintf("exit: %v, timed out: %v: %.160s", err, timedOut, line)})
+	}
+}
+
+// checkACLLimit: the oj user reaches its keys and no others.
+func (c *cluster) checkACLLimit() {
+	ctx := context.Background()
+	sc := redis.NewClient(c.redisOptions(c.sentinel[0]))
+	addr, err := sc.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "oj").StringSlice()
+	sc.Close()
+	if err != nil || len(addr) != 2 {
+		c.t.Fatalf("the master's address: %v %v", addr, err)
+	}
+	o := c.redisOptions(addr[0] + ":" + addr[1])
+	o.Username, o.Password = "oj", "oj-secret"
+	rc := redis.NewClient(o)
+	defer rc.Close()
+	inside := rc.XAdd(ctx, &redis.XAddArgs{Stream: "oj:{acl}:probe", Values: []any{"k", "v"}}).Err()
+	_ = rc.Del(ctx, "oj:{acl}:probe").Err()
+	outside := rc.XAdd(ctx, &redis.XAddArgs{Stream: "other:probe", Values: []any{"k", "v"}}).Err()
+	ok := inside == nil && outside != nil && strings.Contains(outside.Error(), "NOPERM")
+	c.extra = append(c.extra, clusterCheck{"ACL: user oj writes oj:* only", ok,
+		fmt.Sprintf("oj:{acl}:probe: %v; other:probe: %v", inside, outside)})
 }
 
 // makeRedisCluster joins the six nodes into a Cluster: masters 7000-7002 with slots split
@@ -631,7 +773,12 @@ func (c *cluster) redisYAML() string {
 	if c.redisMode == "cluster" {
 		return "  mode: cluster\n  addr: \"\"\n  addrs: [" + strings.Join(c.redisNodes, ", ") + "]"
 	}
-	return "  mode: sentinel\n  addr: \"\"\n  addrs: [" + strings.Join(c.sentinel, ", ") + "]\n  master_name: oj"
+	y := "  mode: sentinel\n  addr: \"\"\n  addrs: [" + strings.Join(c.sentinel, ", ") + "]\n  master_name: oj"
+	if c.tls {
+		y += "\n  username: oj\n  password: oj-secret\n  sentinel_username: oj-sentinel\n  sentinel_password: sentinel-secret" +
+			"\n  tls:\n    enabled: true\n    ca_file: " + c.certs.CA + "\n    server_name: redis.test"
+	}
+	return y
 }
 
 func (c *cluster) startWorker(host, name string, env ...string) *clusterProc {
@@ -859,7 +1006,7 @@ func (c *cluster) connect(ctx context.Context) *pgx.Conn {
 func (c *cluster) killRedisMaster(ctx context.Context) {
 	t := c.t
 	master := func() string {
-		sc := redis.NewClient(&redis.Options{Addr: c.sentinel[0], Dialer: c.dialIn("api")})
+		sc := redis.NewClient(c.redisOptions(c.sentinel[0]))
 		defer sc.Close()
 		a, err := sc.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "oj").StringSlice()
 		if err != nil || len(a) != 2 {
@@ -936,6 +1083,9 @@ func (c *cluster) check(n int) {
 		detail string
 	}
 	var rows []row
+	for _, e := range c.extra {
+		rows = append(rows, row{e.name, e.ok, e.detail})
+	}
 	add := func(name string, ok bool, detail string, args ...any) {
 		rows = append(rows, row{name, ok, fmt.Sprintf(detail, args...)})
 	}
