@@ -12,9 +12,10 @@ export PATH := $(if $(shell command -v go 2>/dev/null),$(PATH),/usr/local/go/bin
 export PKGS TEST_ARGS FUZZTIME BENCH BENCHTIME BENCH_ARGS PG_PORT REDIS_PORT API_ADDR
 export PREFIX DESTDIR OJ_VERSION
 export N CPP_RUNS SANDBOX_RUNS DD_MB DISK_DIR
+export SUBMISSIONS
 
 .DEFAULT_GOAL := help
-.PHONY: help run test bench bench-compare build lint stop clean distclean deb install test-vm
+.PHONY: help run test test-cluster bench bench-compare build lint stop clean distclean deb install test-vm
 
 help: ## list the targets
 	@echo "oj — make targets:"
@@ -25,12 +26,16 @@ help: ## list the targets
 	@echo "           API_ADDR (run: the API's host:port; host:0 takes any free port);"
 	@echo "           PREFIX, DESTDIR (install); OJ_VERSION (deb);"
 	@echo "           N, CPP_RUNS, SANDBOX_RUNS, DD_MB, DISK_DIR (bench-compare)"
+	@echo "           SUBMISSIONS (test-cluster: the load, default 1000)"
 
 run: ## install what is missing, start PostgreSQL + Redis under var/, run ojd all (foreground)
 	@bash scripts/run.sh
 
 test: ## build, vet, go test -race and a short fuzz pass on a throwaway PostgreSQL + Redis
 	@bash scripts/test.sh
+
+test-cluster: ## hosts in network namespaces, SUBMISSIONS (1000) submissions through Redis and PostgreSQL failovers, cut-off, killed and drained workers
+	@bash scripts/test-cluster.sh
 
 bench: ## benchmarks on a throwaway PostgreSQL + Redis (they print their own tables)
 	@bash scripts/bench.sh
