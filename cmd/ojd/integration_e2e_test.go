@@ -39,10 +39,11 @@ import (
 // submission event the feed has, each signed (checked with the test's own HMAC code).
 //
 // OJ_E2E_SUBMISSIONS sets how many submissions (default 1000). It runs only with
-// OJ_TEST_SIGKILL_E2E=1 (`make test PKGS=./cmd/ojd/ TEST_ARGS='-run SIGKILLs'` with it
-// set): under the race detector on a loaded 2-core host it once did not finish after
-// every submission was judged and every webhook delivered, a cause not found yet, and a
-// run that cannot finish must not decide whether a change lands.
+// OJ_TEST_SIGKILL_E2E=1, which make test sets for it in a step of its own without -race
+// (scripts/test.sh): what it tests runs in the ojd binaries it builds, which the race
+// detector does not instrument, and under -race beside the other packages on a loaded
+// 2-core host it once did not finish. While it waits it says every 30 s how far the
+// feed and the webhooks are.
 func TestFeedAndWebhooksThroughSIGKILLs(t *testing.T) {
 	if os.Getenv("OJ_TEST_SIGKILL_E2E") != "1" {
 		t.Skip("set OJ_TEST_SIGKILL_E2E=1 to run the 1,000-submission feed and webhooks test")
@@ -143,11 +144,18 @@ webhooks:
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	var fol *e2eFollower
+	var recv *e2eReceiver
 	waitUntil := func(what string, logs *syncBuffer, cond func() bool) {
 		t.Helper()
+		since, said := time.Now(), time.Now()
 		for !cond() {
 			if ctx.Err() != nil {
-				t.Fatalf("%s: not within the test's time\n%s", what, logs.String())
+				t.Fatalf("%s: not within the test's time (%s)\n%s", what, progress(fol, recv), logs.String())
+			}
+			if time.Since(said) > 30*time.Second {
+				t.Logf("waiting %s for %s: %s", time.Since(since).Round(time.Second), what, progress(fol, recv))
+				said = time.Now()
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -166,7 +174,7 @@ webhooks:
 	}
 
 	// The receiver: every 7th call answers 500 (retried later under the same id).
-	recv := newE2EReceiver()
+	recv = newE2EReceiver()
 	srv := httptest.NewServer(recv)
 	defer srv.Close()
 	hook, err := admin.CreateWebhook(ctx, wire.WebhookCreateRequest{URL: srv.URL})
@@ -177,15 +185,18 @@ webhooks:
 
 	// The follower: reads the feed from its start, drops the connection after a random
 	// 100 ms to 1.5 s and resumes from the cursor it reached.
-	fol := &e2eFollower{last: map[string]wire.Event{}, events: map[string]bool{}}
+	fol = &e2eFollower{last: map[string]wire.Event{}, events: map[string]bool{}}
 	folDone := make(chan struct{})
 	go func() {
 		defer close(folDone)
 		cursor := ""
 		for ctx.Err() == nil {
 			cctx, ccancel := context.WithTimeout(ctx, time.Duration(100+rand.IntN(1400))*time.Millisecond)
-			reached, _ := reader.Feed(cctx, client.FeedQuery{Since: cursor, Follow: true}, fol.add)
+			reached, err := reader.Feed(cctx, client.FeedQuery{Since: cursor, Follow: true}, fol.add)
 			ccancel()
+			if err != nil && cctx.Err() == nil {
+				fol.failed(err)
+			}
 			cursor = reached
 			fol.reconnects.Add(1)
 		}
@@ -275,6 +286,13 @@ webhooks:
 			t.Errorf("submission %s: %s after the drain", id, got.State)
 		}
 	}
+	if fol.errs > 0 {
+		// A read may fail while a process is killed; an event given twice may not.
+		t.Logf("%d feed reads failed, the last with %v", fol.errs, fol.lastErr)
+	}
+	if fol.dups > 0 {
+		t.Errorf("%d events given twice by the feed", fol.dups)
+	}
 	recv.mu.Lock()
 	defer recv.mu.Unlock()
 	if recv.badSignatures > 0 {
@@ -286,6 +304,28 @@ webhooks:
 		len(fol.events), fol.reconnects.Load(), recv.calls, recv.failed, recv.repeats)
 }
 
+// progress says how far the follower and the receiver are, for a wait that lasts.
+func progress(fol *e2eFollower, recv *e2eReceiver) string {
+	if fol == nil || recv == nil {
+		return "feed and webhooks not started"
+	}
+	ids := fol.eventIDs()
+	recv.mu.Lock()
+	missing := 0
+	for _, id := range ids {
+		if !recv.events[id] {
+			missing++
+		}
+	}
+	calls, taken := recv.calls, len(recv.events)
+	recv.mu.Unlock()
+	fol.mu.Lock()
+	defer fol.mu.Unlock()
+	return fmt.Sprintf("feed: %d submission events, %d submissions terminal, %d reconnects, last error %v; "+
+		"webhooks: %d calls, %d events taken, %d of the feed's events not yet taken",
+		len(ids), fol.terminal, fol.reconnects.Load(), fol.lastErr, calls, taken, missing)
+}
+
 // e2eFollower keeps, per submission, the last event the feed gave, and every event id.
 type e2eFollower struct {
 	mu         sync.Mutex
@@ -293,6 +333,16 @@ type e2eFollower struct {
 	events     map[string]bool // submission events' ids
 	terminal   int
 	reconnects atomic.Int64
+	lastErr    error // the last error of a read other than its own timeout
+	errs       int
+	dups       int
+}
+
+func (f *e2eFollower) failed(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lastErr = err
+	f.errs++
 }
 
 func (f *e2eFollower) add(ev wire.Event) error {
@@ -308,6 +358,7 @@ func (f *e2eFollower) add(ev wire.Event) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.events[ev.ID] {
+		f.dups++
 		return fmt.Errorf("event %s twice in the feed", ev.ID)
 	}
 	f.events[ev.ID] = true
