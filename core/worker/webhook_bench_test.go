@@ -6,12 +6,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sort"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"oj/core/dispatch"
 	"oj/core/store"
+	"oj/core/testenv"
 	"oj/core/webhook"
 )
 
@@ -27,13 +34,18 @@ func BenchmarkPipelineWebhook(b *testing.B) {
 	const n, rounds = 10_000, 3
 	modes := []string{"no endpoint", "one endpoint"}
 	drains := map[string][]time.Duration{}
+	pgCPU, ownCPU := map[string]time.Duration{}, map[string]time.Duration{}
+	pg := testenv.Pool(b, testenv.PostgresURL(b))
 	var hookDrains []time.Duration
 	var delivered int
 	for range b.N {
 		for r := range rounds {
 			for i := range modes {
 				mode := modes[(i+r)%2]
+				pg0, own0 := postgresCPU(b, pg), processCPU()
 				d, hooks, want := drainOnce(b, n, mode == "one endpoint")
+				pgCPU[mode] += postgresCPU(b, pg) - pg0
+				ownCPU[mode] += processCPU() - own0
 				drains[mode] = append(drains[mode], d)
 				if hooks > 0 {
 					hookDrains, delivered = append(hookDrains, hooks), want
@@ -56,6 +68,63 @@ func BenchmarkPipelineWebhook(b *testing.B) {
 	fmt.Printf("  %-40s %10.2f   (target ≥ 0.90)\n", "finalized/s, one endpoint ÷ none", none.Seconds()/one.Seconds())
 	fmt.Printf("  %-40s %10d in %s (%.0f /s)\n", "webhooks delivered (every event)", delivered, hooks.Round(time.Millisecond),
 		float64(delivered)/hooks.Seconds())
+	for _, mode := range modes {
+		fmt.Printf("  %-40s %10.0f ms PostgreSQL, %.0f ms this process (all rounds, submits included)\n",
+			"CPU per 1,000 submissions, "+mode, 1000*pgCPU[mode].Seconds()*1000/float64(n*rounds*b.N),
+			1000*ownCPU[mode].Seconds()*1000/float64(n*rounds*b.N))
+	}
+}
+
+// processCPU is the CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// postgresCPU is the CPU time the benchmark's PostgreSQL server has used: its postmaster
+// with the backends it has reaped, and the backends alive now. 0 when the server is not
+// on this machine.
+func postgresCPU(b *testing.B, db *pgxpool.Pool) time.Duration {
+	var backend int
+	if err := db.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		b.Fatal(err)
+	}
+	stat := func(pid int) []string {
+		raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return nil
+		}
+		// The fields after the command's closing parenthesis, from the state (field 3).
+		return strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	}
+	f := stat(backend)
+	if f == nil {
+		return 0
+	}
+	postmaster, _ := strconv.Atoi(f[1])
+	ticks := func(f []string, from, to int) (t int64) {
+		for i := from; i <= to && i < len(f); i++ {
+			v, _ := strconv.ParseInt(f[i], 10, 64)
+			t += v
+		}
+		return t
+	}
+	// Fields 14-17 (utime, stime, cutime, cstime) are 11-14 here.
+	total := ticks(stat(postmaster), 11, 14)
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f := stat(pid); len(f) > 14 && f[1] == strconv.Itoa(postmaster) {
+			total += ticks(f, 11, 12)
+		}
+	}
+	return time.Duration(total) * time.Second / 100 // USER_HZ
 }
 
 // drainOnce commits n submissions, then runs the dispatcher and a worker until every one
