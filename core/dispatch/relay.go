@@ -37,10 +37,12 @@ type Dispatcher struct {
 	// feedWake and sendWake wake the webhook fan-out (oj_feed: events committed) and
 	// senders (oj_webhooks: deliveries written or due again).
 	feedWake, sendWake chan struct{}
-	sender             *webhook.Sender
-	views              render.Visibilities
-	ops                *ops.Ops
-	capable            capability
+	// stragglers are the fan-out's tries still running after their page was written.
+	stragglers sync.WaitGroup
+	sender     *webhook.Sender
+	views      render.Visibilities
+	ops        *ops.Ops
+	capable    capability
 }
 
 // New returns a dispatcher.

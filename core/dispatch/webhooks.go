@@ -3,23 +3,36 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"oj/core/clock"
+	"oj/core/job"
 	"oj/core/render"
 	"oj/core/store"
 )
 
 // Webhooks, the fan-out: the dispatcher follows the results feed from one cursor kept
-// in PostgreSQL, and in one transaction writes a delivery for every event and every
-// enabled endpoint that wants it, and moves the cursor past those events. A dispatcher
-// that dies before the commit leaves the cursor where it was (the next fan-out writes
-// the same deliveries); after it, never again: no event is lost or fanned out twice to
-// one endpoint (the deliveries' unique key on endpoint and event holds it too). Replicas
-// take turns: the cursor's row is locked with SKIP LOCKED.
+// in PostgreSQL. It takes a page of events under a lease on the cursor, tries each
+// delivery the page makes (every event to every enabled endpoint that wants it) at once,
+// and then, in one transaction, writes the page's deliveries in the state their tries
+// left them and moves the cursor past the page. A delivery that succeeds at once is so
+// written once, delivered; one that failed is written pending with its next try, and
+// the senders (webhook_send.go) take it from there. A try still running after
+// inlineWait is written in flight, leased to this dispatcher, and records itself when it
+// ends; deliveries not tried by then, and those of an endpoint already failing, are
+// written due at once for the senders.
+//
+// No transaction stays open while the page is sent: the cursor's lease (the fan-out
+// lease) holds the page. A dispatcher that dies before the commit leaves the cursor
+// where it was; once the lease ends another sends the page again under the same
+// webhook-ids (store.DeliveryID): the receiver may see one twice, never none. The commit
+// checks the lease is still its own, and the deliveries' unique key on endpoint and event
+// keeps one delivery per event and endpoint. Replicas take turns on the lease.
 //
 // A delivery's body is the event rendered once, at fan-out, as a reader token sees it
 // (core/render): what a site's backend may show its users — hidden tests' outputs and
@@ -30,7 +43,25 @@ import (
 // taken in pages rather than one transaction per commit of the judging pipeline.
 const fanoutGap = 10 * time.Millisecond
 
+// inlineWait bounds how long a fan-out waits for its page's tries (at most
+// webhooks.timeout) before it writes the page.
+const inlineWait = time.Second
+
+// fanoutLease is how long a fan-out holds the cursor from its read of a page to the
+// commit that writes it: webhooks.lease, at most 15 s (a dispatcher that dies holds the
+// fan-out up this long). It is at least twice the inline wait, as webhooks.lease is at
+// least twice webhooks.timeout.
+func (d *Dispatcher) fanoutLease() time.Duration { return min(d.cfg.Webhooks.Lease, 15*time.Second) }
+
 func (d *Dispatcher) fanoutLoop(ctx context.Context) {
+	defer func() {
+		d.stragglers.Wait()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := store.ReleaseWebhookFanout(rctx, d.db, d.name); err != nil {
+			d.log.Warn("release the webhook fan-out", "err", err)
+		}
+	}()
 	for ctx.Err() == nil {
 		n, endpoints, err := d.FanOutOnce(ctx)
 		switch {
@@ -42,8 +73,8 @@ func (d *Dispatcher) fanoutLoop(ctx context.Context) {
 			continue // a full page: more are waiting
 		}
 		if !endpoints {
-			// Nothing to fan out to: the feed's commits are not our business until an
-			// endpoint is enabled, which the next poll sees.
+			// Nothing to fan out to (or another dispatcher is at it): the feed's commits
+			// are not our business until the next poll.
 			clock.Sleep(ctx, d.cfg.Webhooks.PollInterval)
 			continue
 		}
@@ -57,33 +88,38 @@ func (d *Dispatcher) fanoutLoop(ctx context.Context) {
 }
 
 // FanOutOnce fans out one page of the feed (webhooks.fanout_batch events). It returns
-// how many events it read and whether any endpoint is enabled.
+// how many events it read and whether it holds the cursor with an endpoint enabled.
 func (d *Dispatcher) FanOutOnce(ctx context.Context) (int, bool, error) {
 	return d.fanOut(ctx, nil)
 }
 
 // fanOut is FanOutOnce; beforeCommit, for tests, runs before the commit and may fail it.
 func (d *Dispatcher) fanOut(ctx context.Context, beforeCommit func() error) (int, bool, error) {
+	now := d.clock.Now()
 	var read int
 	var active bool
-	var written []string
+	var from, next store.Cursor
+	var page []store.FannedDelivery
+	var targets []*store.WebhookEndpoint
 	err := store.InTx(ctx, d.db, func(tx pgx.Tx) error {
-		read, active, written = 0, false, nil
-		// The cursor first: an endpoint being created or enabled holds it while it takes
-		// its start, so the endpoints read next include every one whose start is at or
-		// after the cursor.
-		cursor, ok, err := store.LockWebhookFanout(ctx, tx)
+		read, active, page, targets = 0, false, nil, nil
+		// The cursor first: an endpoint being created or enabled holds its row while it
+		// takes its start (the feed's head then, at or past any page read before), so
+		// the endpoints read next include every one whose start is before this page's end.
+		cursor, ok, err := store.LeaseWebhookFanout(ctx, tx, d.name, now, d.fanoutLease())
 		if err != nil || !ok {
-			active = ok
 			return err
 		}
 		endpoints, err := store.EnabledWebhookEndpoints(ctx, tx)
-		if err != nil || len(endpoints) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(endpoints) == 0 {
+			return store.ReleaseWebhookFanout(ctx, tx, d.name)
 		}
 		active = true
 		// Nothing before the oldest start is anybody's: skip it unread.
-		from := endpoints[0].Start
+		from = endpoints[0].Start
 		for _, ep := range endpoints[1:] {
 			if ep.Start.Less(from) {
 				from = ep.Start
@@ -92,13 +128,12 @@ func (d *Dispatcher) fanOut(ctx context.Context, beforeCommit func() error) (int
 		if from.Less(cursor) {
 			from = cursor
 		}
-		page, err := store.ReadFeed(ctx, tx, from, store.FeedFilter{}, d.cfg.Webhooks.FanoutBatch)
+		p, err := store.ReadFeed(ctx, tx, from, store.FeedFilter{}, d.cfg.Webhooks.FanoutBatch)
 		if err != nil {
 			return err
 		}
-		read = len(page.Events)
-		var deliveries []store.NewWebhookDelivery
-		for _, e := range page.Events {
+		read, from, next = len(p.Events), cursor, p.Next
+		for _, e := range p.Events {
 			meta, err := eventMetadata(e)
 			if err != nil {
 				return err
@@ -117,17 +152,18 @@ func (d *Dispatcher) fanOut(ctx context.Context, beforeCommit func() error) (int
 						return err
 					}
 				}
-				deliveries = append(deliveries, store.NewWebhookDelivery{EndpointID: endpoints[i].ID,
-					EventID: e.Cursor.String(), EventType: e.Type, Payload: body})
+				page = append(page, store.FannedDelivery{ID: store.DeliveryID(endpoints[i].ID, e.Cursor.String()),
+					NewWebhookDelivery: store.NewWebhookDelivery{EndpointID: endpoints[i].ID,
+						EventID: e.Cursor.String(), EventType: e.Type, Payload: body}})
+				targets = append(targets, &endpoints[i])
 			}
 		}
-		if written, err = store.InsertWebhookDeliveries(ctx, tx, deliveries, d.clock.Now(), d.cfg.Webhooks.Window()); err != nil {
+		if len(page) > 0 || next == cursor {
+			return nil // the page is written, and the cursor moved, after its tries
+		}
+		// Events nobody wants: the cursor moves past them now.
+		if err := store.SetWebhookFanout(ctx, tx, next); err != nil {
 			return err
-		}
-		if page.Next != cursor {
-			if err := store.SetWebhookFanout(ctx, tx, page.Next); err != nil {
-				return err
-			}
 		}
 		if beforeCommit != nil {
 			return beforeCommit()
@@ -137,12 +173,150 @@ func (d *Dispatcher) fanOut(ctx context.Context, beforeCommit func() error) (int
 	if err != nil {
 		return 0, active, fmt.Errorf("webhook fan-out: %w", err)
 	}
+	if len(page) == 0 {
+		return read, active, nil
+	}
+	tried := d.tryPage(ctx, page, targets, now)
+	if beforeCommit != nil {
+		if err := beforeCommit(); err != nil {
+			tried.decide(nil)
+			return 0, active, fmt.Errorf("webhook fan-out: %w", err)
+		}
+	}
+	written, err := d.commitPage(ctx, from, next, page)
+	tried.decide(written)
+	if err != nil {
+		return 0, active, fmt.Errorf("webhook fan-out: %w", err)
+	}
+	return read, active, nil
+}
+
+// commitPage writes a tried page (store.CommitWebhookFanout), a few times over if
+// PostgreSQL fails, and counts and audits what it wrote. It returns the ids written.
+func (d *Dispatcher) commitPage(ctx context.Context, from, next store.Cursor, page []store.FannedDelivery) ([]string, error) {
+	cfg := d.cfg.Webhooks
+	// The tries were made: their page is written even while the dispatcher stops.
+	ctx = context.WithoutCancel(ctx)
+	var written []string
+	var disabled []store.DisabledEndpoint
+	var err error
+	for attempt := 1; attempt <= 3; attempt++ {
+		written, disabled, err = store.CommitWebhookFanout(ctx, d.db, d.name, from, next, page, d.clock.Now(),
+			cfg.Window(), cfg.Lease, d.fanoutLease())
+		if err == nil || errors.Is(err, store.ErrFanoutLeaseLost) {
+			break
+		}
+		clock.Sleep(ctx, job.Backoff(d.cfg.RetryBase, d.cfg.RetryMax, attempt))
+	}
+	if err != nil {
+		return nil, err
+	}
 	for _, id := range written {
 		if id != "" {
 			d.metrics.WebhookFannedOut.Inc()
 		}
 	}
-	return read, active, nil
+	for _, ep := range disabled {
+		d.endpointDisabled(ctx, ep)
+	}
+	return written, nil
+}
+
+// triedPage is a page's tries: those that ended within the inline wait are in the
+// page; those still running then learn from decide whether their delivery was written
+// (they record their result) or not (the page is sent again later: they drop it).
+type triedPage struct {
+	decided chan struct{}
+	written []string // set before decided is closed; nil: nothing written
+}
+
+func (p *triedPage) decide(written []string) {
+	p.written = written
+	close(p.decided)
+}
+
+// tryPage tries the page's deliveries, webhooks.concurrency at a time, those of
+// endpoints not failing, and waits until they have ended or the inline wait is over.
+// It fills in each delivery's Try: its result, an empty Outcome for one still running,
+// nil for one not started (or of a failing endpoint).
+func (d *Dispatcher) tryPage(ctx context.Context, page []store.FannedDelivery, targets []*store.WebhookEndpoint,
+	now time.Time) *triedPage {
+	tp := &triedPage{decided: make(chan struct{})}
+	var todo []int
+	for i, ep := range targets {
+		if ep.FailingSince == nil {
+			todo = append(todo, i)
+		}
+	}
+	var (
+		mu      sync.Mutex
+		started int
+		ended   int
+		stopped bool // the inline wait is over: nothing more starts, and the page is taken as it is
+		changed = make(chan struct{}, 1)
+		window  = d.cfg.Webhooks.Window()
+	)
+	worker := func() {
+		defer d.stragglers.Done()
+		for {
+			mu.Lock()
+			if stopped || started == len(todo) {
+				mu.Unlock()
+				return
+			}
+			i := todo[started]
+			started++
+			page[i].Try, page[i].TriedAt = &store.WebhookTry{ID: page[i].ID, EndpointID: page[i].EndpointID, Attempt: 1},
+				d.clock.Now()
+			mu.Unlock()
+			ep := targets[i]
+			c := store.ClaimedDelivery{URL: ep.URL, Secrets: ep.Signing(now), WebhookDelivery: store.WebhookDelivery{
+				ID: page[i].ID, EndpointID: ep.ID, Attempts: 1, ExpiresAt: now.Add(window)}}
+			c.Payload = page[i].Payload
+			t, ok := d.tryDelivery(ctx, c)
+			mu.Lock()
+			late := stopped
+			if !late && ok {
+				*page[i].Try = t
+			}
+			ended++
+			mu.Unlock()
+			wake(changed)
+			if late && ok {
+				// Written in flight (if its page was written): record it as the senders do.
+				<-tp.decided
+				if len(tp.written) > i && tp.written[i] != "" {
+					d.record(ctx, []webhookTry{{try: t, url: ep.URL}})
+				}
+			}
+		}
+	}
+	workers := min(d.cfg.Webhooks.Concurrency, len(todo))
+	d.stragglers.Add(workers)
+	for range workers {
+		go worker()
+	}
+	timeout := time.NewTimer(min(inlineWait, d.cfg.Webhooks.Timeout))
+	defer timeout.Stop()
+	for {
+		mu.Lock()
+		done := ended == len(todo)
+		mu.Unlock()
+		if done {
+			break
+		}
+		select {
+		case <-changed:
+			continue
+		case <-timeout.C:
+		case <-ctx.Done():
+		}
+		break
+	}
+	mu.Lock()
+	stopped = true // a try still running is in flight: leased from its start (TriedAt)
+	mu.Unlock()
+	return tp
 }
 
 // eventMetadata is the metadata of an event's submission (nil for a problem version).

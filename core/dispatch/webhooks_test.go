@@ -176,19 +176,32 @@ func TestFanOutWritesOneDeliveryPerEventAndEndpoint(t *testing.T) {
 	}
 }
 
-// A fan-out that dies before its commit leaves neither deliveries nor a moved cursor;
-// the next one writes each delivery once. Two dispatchers fanning out together write
-// each once too.
+// A fan-out that dies after its tries and before its commit leaves neither deliveries
+// nor a moved cursor, and holds the cursor until its lease ends; then another dispatcher
+// sends the page again under the same webhook-ids and writes each delivery once. Two
+// dispatchers fanning out together write each once too.
 func TestFanOutCrashLosesNothingAndDuplicatesNothing(t *testing.T) {
 	t.Parallel()
 	h := newHookEnv(t, nil)
+	h.cfg.Webhooks.Timeout, h.cfg.Webhooks.Lease = 500*time.Millisecond, time.Second
+	var mu sync.Mutex
+	seen := map[string]int{} // webhook-id -> tries that reached the receiver
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		seen[r.Header.Get("webhook-id")]++
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
 	a, _ := h.dispatcher()
 	b, _ := h.dispatcher()
-	h.endpoint("http://127.0.0.1:9/a", nil, nil)
-	h.endpoint("http://127.0.0.1:9/b", nil, nil)
+	h.endpoint(srv.URL+"/a", nil, nil)
+	h.endpoint(srv.URL+"/b", nil, nil)
 	for i := 0; i < 20; i++ {
 		h.submit(nil)
 	}
+	h.settle()
 	if err := a.FanOutCrashing(context.Background()); !errors.Is(err, dispatch.ErrCrash) {
 		t.Fatalf("crashing fan-out: %v", err)
 	}
@@ -198,12 +211,53 @@ func TestFanOutCrashLosesNothingAndDuplicatesNothing(t *testing.T) {
 	if n := h.count(`SELECT count(*) FROM webhook_fanout WHERE id <> 0`); n != 0 {
 		t.Fatal("the cursor moved in a fan-out that died before its commit")
 	}
+	mu.Lock()
+	sentByDead := map[string]bool{}
+	for id := range seen {
+		sentByDead[id] = true
+	}
+	mu.Unlock()
+	if len(sentByDead) != 40 {
+		t.Fatalf("the crashed fan-out sent %d webhook-ids, want 40", len(sentByDead))
+	}
+	// The dead one's lease holds the cursor: b waits for its end.
+	if _, active, err := b.FanOutOnce(context.Background()); err != nil || active {
+		t.Fatalf("a fan-out during another's lease: active %v, %v; want it to wait", active, err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for h.count(`SELECT count(*) FROM webhook_deliveries`) < 40 {
+		if time.Now().After(deadline) {
+			t.Fatal("the page of the crashed fan-out was not written within 20 s")
+		}
+		if _, _, err := b.FanOutOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	for id := range sentByDead {
+		if seen[id] != 2 {
+			t.Errorf("webhook-id %s reached the receiver %d times, want twice (the crashed page, then its resend)", id, seen[id])
+		}
+	}
+	if len(seen) != 40 {
+		t.Errorf("%d webhook-ids in all, want the crashed page's 40", len(seen))
+	}
+	mu.Unlock()
+	if n := h.count(`SELECT count(*) FROM webhook_deliveries WHERE status = 'delivered' AND attempts = 1`); n != 40 {
+		t.Fatalf("%d deliveries written delivered at their first try, want 40", n)
+	}
+
+	// Two dispatchers at once: each event once to each endpoint.
+	for i := 0; i < 20; i++ {
+		h.submit(nil)
+	}
 	var wg sync.WaitGroup
 	for _, d := range []*dispatch.Dispatcher{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < 50 && h.count(`SELECT count(*) FROM webhook_deliveries`) < 40; i++ {
+			for i := 0; i < 100 && h.count(`SELECT count(*) FROM webhook_deliveries`) < 80; i++ {
 				if _, _, err := d.FanOutOnce(context.Background()); err != nil {
 					t.Error(err)
 					return
@@ -213,16 +267,17 @@ func TestFanOutCrashLosesNothingAndDuplicatesNothing(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	h.fanOutUntil(a, 40)
+	h.fanOutUntil(b, 80)
 	if n := h.count(`SELECT count(*) FROM (SELECT endpoint_id, event_id FROM webhook_deliveries
 		GROUP BY 1, 2 HAVING count(*) > 1) x`); n != 0 {
 		t.Fatalf("%d events delivered twice to one endpoint", n)
 	}
 }
 
-// A dispatcher killed between its claim and its record leaves the delivery leased; once
-// the lease ends another dispatcher tries it again: the receiver sees the same
-// webhook-id twice, and the delivery is delivered, never lost.
+// A dispatcher stopped while its fan-out's try waits for an answer writes the delivery
+// in flight, leased to itself; once the lease ends another dispatcher's senders try it
+// again: the receiver sees the same webhook-id twice, and the delivery is delivered,
+// never lost.
 func TestDeliveryOfAKilledDispatcherIsTriedAgainAfterItsLease(t *testing.T) {
 	t.Parallel()
 	h := newHookEnv(t, nil)
@@ -263,7 +318,7 @@ func TestDeliveryOfAKilledDispatcherIsTriedAgainAfterItsLease(t *testing.T) {
 		kill()
 		t.Fatal("the receiver saw no try within 20 s")
 	}
-	kill() // between the claim and the record
+	kill() // while the try waits for its answer
 	<-done
 	var status, owner string
 	var attempts int
@@ -319,7 +374,7 @@ func TestEndpointFailingForTheWholeWindowIsDisabled(t *testing.T) {
 			t.Fatalf("tried %d (%v), want %d", n, err, want)
 		}
 	}
-	try(1)
+	// The fan-out made the first try (before it wrote the delivery).
 	try(0) // not due yet
 	clk.Advance(75 * time.Second)
 	try(1)
@@ -459,11 +514,11 @@ func TestDeliveryThrough500AndATimeoutTo200KeepsItsID(t *testing.T) {
 	}
 	d, m := h.dispatcher()
 	sub := h.submit(map[string]string{"user": "u7"})
-	h.fanOutUntil(d, 1)
-	for i, advance := range []time.Duration{0, 10 * time.Second, 2 * time.Minute} {
+	h.fanOutUntil(d, 1) // the first try, the fan-out's: 500
+	for i, advance := range []time.Duration{10 * time.Second, 2 * time.Minute} {
 		clk.Advance(advance)
 		if n, err := d.SendWebhooksOnce(context.Background()); err != nil || n != 1 {
-			t.Fatalf("try %d: tried %d (%v), want 1", i+1, n, err)
+			t.Fatalf("try %d: tried %d (%v), want 1", i+2, n, err)
 		}
 	}
 	mu.Lock()
@@ -517,10 +572,7 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	ep := h.endpoint(srv.URL, nil, nil)
 	d, m := h.dispatcher()
 	h.submit(nil)
-	h.fanOutUntil(d, 1)
-	if n, err := d.SendWebhooksOnce(context.Background()); err != nil || n != 1 {
-		t.Fatalf("tried %d (%v)", n, err)
-	}
+	h.fanOutUntil(d, 1) // the fan-out's own try is answered 410
 	var enabled bool
 	var reason, status string
 	if err := h.db.QueryRow(context.Background(), `SELECT e.enabled, e.disabled_reason, d.status FROM webhook_endpoints e

@@ -62,6 +62,20 @@ func (ep *WebhookEndpoint) Wants(e FeedEvent, eventMeta map[string]string) bool 
 	return true
 }
 
+// Signing is the secrets a try at now is signed with: the endpoint's secret, and its
+// previous one while the rotation's grace lasts.
+func (ep *WebhookEndpoint) Signing(now time.Time) []string {
+	return signingSecrets(ep.Secret, ep.PreviousSecret, ep.PreviousUntil, now)
+}
+
+func signingSecrets(secret, previous string, previousUntil *time.Time, now time.Time) []string {
+	out := []string{secret}
+	if previous != "" && previousUntil != nil && now.Before(*previousUntil) {
+		out = append(out, previous)
+	}
+	return out
+}
+
 const endpointColumns = `e.id::text, e.url, e.event_types, e.metadata, e.secret, e.previous_secret, e.previous_until,
 	e.enabled, e.disabled_reason, e.disabled_at, e.failing_since, e.last_error, e.last_error_at,
 	e.start_txid::text, e.start_id, e.created_at, e.created_by`

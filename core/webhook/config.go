@@ -21,12 +21,14 @@ type Config struct {
 	// Concurrency is how many tries run at once.
 	Concurrency int `mapstructure:"concurrency"`
 	// Lease is how long a claimed delivery belongs to its dispatcher: one killed
-	// mid-try leaves the delivery to be tried again this long after the claim.
+	// mid-try leaves the delivery to be tried again this long after the claim. The
+	// fan-out holds a page this long too, at most 15 s.
 	Lease time.Duration `mapstructure:"lease"`
 	// MaxResponseBytes is how much of an answer's body is read (and kept as the
 	// delivery's last error when it is not a 2xx).
 	MaxResponseBytes int `mapstructure:"max_response_bytes"`
-	// FanoutBatch is how many feed events one fan-out transaction takes.
+	// FanoutBatch is how many feed events one fan-out page takes (tried, then written
+	// in one transaction).
 	FanoutBatch int `mapstructure:"fanout_batch"`
 	// PollInterval bounds how long the fan-out and the senders wait for a notification
 	// before they look again.
