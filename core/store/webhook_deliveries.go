@@ -95,20 +95,13 @@ func InsertWebhookDeliveries(ctx context.Context, db DB, ds []NewWebhookDelivery
 	if err != nil {
 		return nil, fmt.Errorf("insert webhook deliveries: %w", err)
 	}
-	written, err := collectStrings(rows, "insert webhook deliveries")
-	if err != nil {
-		return nil, err
-	}
-	done := make(map[string]bool, len(written))
-	for _, id := range written {
-		done[id] = true
-	}
-	for i, id := range ids {
-		if !done[id] {
-			ids[i] = ""
-		}
-	}
-	return ids, nil
+	return writtenOf(rows, ids)
+}
+
+// writtenOf reads the ids an INSERT … ON CONFLICT DO NOTHING RETURNING id wrote, and
+// returns ids with "" in place of each one it skipped.
+func writtenOf(rows pgx.Rows, ids []string) ([]string, error) {
+	return writtenOf(rows, ids)
 }
 
 // ErrFanoutLeaseLost is a fan-out's commit after its lease on the cursor ended and
