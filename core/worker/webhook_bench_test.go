@@ -153,18 +153,7 @@ func drainOnce(b *testing.B, n int, endpoint bool) (drain, hooks time.Duration, 
 		}
 	}
 	submitConcurrently(b, h, n, 16)
-	// Every drain starts alike: with the tables' statistics (in a fresh schema the
-	// planner otherwise plans for empty tables until autoanalyze comes, at a moment of
-	// its own), and the submits' dirty pages written (fsync is on).
-	if _, err := h.db.Exec(context.Background(), `DO $$ DECLARE t text; BEGIN
-		    FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() LOOP
-		        EXECUTE format('ANALYZE %I', t);
-		    END LOOP; END $$`); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := h.db.Exec(context.Background(), `CHECKPOINT`); err != nil {
-		b.Fatal(err)
-	}
+	h.readyToDrain(b)
 	start := time.Now()
 	stopDispatcher := h.startDispatcher()
 	stopWorker := h.startWorker(benchWorkerConfig(), newScripted(nil))
