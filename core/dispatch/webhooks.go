@@ -95,6 +95,10 @@ func (d *Dispatcher) FanOutOnce(ctx context.Context) (int, bool, error) {
 
 // fanOut is FanOutOnce; beforeCommit, for tests, runs before the commit and may fail it.
 func (d *Dispatcher) fanOut(ctx context.Context, beforeCommit func() error) (int, bool, error) {
+	// An idle install without endpoints leaves the cursor's row alone.
+	if any, err := store.AnyWebhookEndpointEnabled(ctx, d.db); err != nil || !any {
+		return 0, false, err
+	}
 	now := d.clock.Now()
 	var read int
 	var active bool

@@ -194,6 +194,16 @@ func EnabledWebhookEndpoints(ctx context.Context, db DB) ([]WebhookEndpoint, err
 		`SELECT `+endpointColumns+` FROM webhook_endpoints e WHERE e.enabled ORDER BY e.created_at, e.id`)
 }
 
+// AnyWebhookEndpointEnabled reports whether an endpoint is enabled: without one, the
+// fan-out has nothing to do and writes nothing.
+func AnyWebhookEndpointEnabled(ctx context.Context, db DB) (bool, error) {
+	var any bool
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled)`).Scan(&any); err != nil {
+		return false, fmt.Errorf("webhook endpoints: %w", err)
+	}
+	return any, nil
+}
+
 // WebhookEndpointStats is an endpoint with what its deliveries look like.
 type WebhookEndpointStats struct {
 	WebhookEndpoint
