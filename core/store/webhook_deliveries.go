@@ -101,7 +101,21 @@ func InsertWebhookDeliveries(ctx context.Context, db DB, ds []NewWebhookDelivery
 // writtenOf reads the ids an INSERT … ON CONFLICT DO NOTHING RETURNING id wrote, and
 // returns ids with "" in place of each one it skipped.
 func writtenOf(rows pgx.Rows, ids []string) ([]string, error) {
-	return writtenOf(rows, ids)
+	got, err := collectStrings(rows, "insert webhook deliveries")
+	if err != nil {
+		return nil, err
+	}
+	done := make(map[string]bool, len(got))
+	for _, id := range got {
+		done[id] = true
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		if done[id] {
+			out[i] = id
+		}
+	}
+	return out, nil
 }
 
 // ErrFanoutLeaseLost is a fan-out's commit after its lease on the cursor ended and
@@ -500,21 +514,7 @@ func insertFanned(ctx context.Context, tx pgx.Tx, owner string, ds []FannedDeliv
 	if err != nil {
 		return nil, err
 	}
-	got, err := collectStrings(rows, "insert webhook deliveries")
-	if err != nil {
-		return nil, err
-	}
-	done := make(map[string]bool, len(got))
-	for _, id := range got {
-		done[id] = true
-	}
-	out := make([]string, n)
-	for i, id := range ids {
-		if done[id] {
-			out[i] = id
-		}
-	}
-	return out, nil
+	return writtenOf(rows, ids)
 }
 
 // DeliveryID is the webhook-id of event's delivery to endpoint: the same each time it
