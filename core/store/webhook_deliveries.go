@@ -252,12 +252,12 @@ func FinishWebhookTries(ctx context.Context, db DB, owner string, now time.Time,
 			FOR NO KEY UPDATE`, eps); err != nil {
 			return err
 		}
-		var okIDs, okEndpoints []string
+		var okIDs []string
 		var okAttempts []int
 		var okStatus []int
 		for _, t := range tries {
 			if t.Outcome == TryDelivered {
-				okIDs, okEndpoints = append(okIDs, t.ID), append(okEndpoints, t.EndpointID)
+				okIDs = append(okIDs, t.ID)
 				okAttempts, okStatus = append(okAttempts, t.Attempt), append(okStatus, t.Status)
 			}
 		}
