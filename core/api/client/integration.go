@@ -85,6 +85,10 @@ func (c *Client) Feed(ctx context.Context, q FeedQuery, fn func(wire.Event) erro
 		}
 		var ev wire.Event
 		if err := json.Unmarshal(line, &ev); err != nil {
+			if ctx.Err() != nil {
+				// The caller ended the read: a line cut short by that is not the server's.
+				return reached, ctx.Err()
+			}
 			return reached, c.fail(rq, fmt.Errorf("decode event: %w", err))
 		}
 		if ev.ID != "" {
