@@ -41,6 +41,15 @@ func (s *Server) reclaim(w http.ResponseWriter, r *http.Request, tok *store.Toke
 	return nil
 }
 
+// actionRequest reads an admin action's body ({"dry_run"}) and who asks (opsRequest).
+func (s *Server) actionRequest(w http.ResponseWriter, r *http.Request, tok *store.Token) (ops.Request, error) {
+	var req wire.ActionRequest
+	if err := decodeAdmin(w, r, &req); err != nil {
+		return ops.Request{}, err
+	}
+	return s.opsRequest(r, tok, req.DryRun)
+}
+
 // opsRequest is who asks for an admin action: the token's name, dry_run from the body or
 // the query (a misspelt query value is a 400), and the request's trace id.
 func (s *Server) opsRequest(r *http.Request, tok *store.Token, dryRun bool) (ops.Request, error) {

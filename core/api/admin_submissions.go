@@ -58,18 +58,24 @@ func (s *Server) submissionAction(w http.ResponseWriter, r *http.Request, tok *s
 	return or, id, err
 }
 
-// rejudgeProblem is POST /admin/v1/problems/{id}/rejudge: every judged submission of the
-// problem goes to the rejudge lane, in batches (ops.RejudgeProblem).
-func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+// problemAction reads an action on the problem {id}: who asks, how, and the id.
+func (s *Server) problemAction(w http.ResponseWriter, r *http.Request, tok *store.Token) (ops.Request, string, error) {
 	var req wire.ActionRequest
 	if err := decodeAdmin(w, r, &req); err != nil {
-		return err
+		return ops.Request{}, "", err
 	}
 	id := r.PathValue("id")
 	if !problemID.MatchString(id) {
-		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
+		return ops.Request{}, "", errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
 	}
 	or, err := s.opsRequest(r, tok, req.DryRun)
+	return or, id, err
+}
+
+// rejudgeProblem is POST /admin/v1/problems/{id}/rejudge: every judged submission of the
+// problem goes to the rejudge lane, in batches (ops.RejudgeProblem).
+func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
+	or, id, err := s.problemAction(w, r, tok)
 	if err != nil {
 		return err
 	}

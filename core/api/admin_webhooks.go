@@ -125,12 +125,8 @@ func (s *Server) disableWebhook(w http.ResponseWriter, r *http.Request, tok *sto
 
 func (s *Server) webhookAction(w http.ResponseWriter, r *http.Request, tok *store.Token, action string,
 	do func(ops.Request, string) (int, int, error)) error {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return err
-	}
 	id := r.PathValue("id")
-	or, err := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.actionRequest(w, r, tok)
 	if err != nil {
 		return err
 	}
@@ -145,12 +141,8 @@ func (s *Server) webhookAction(w http.ResponseWriter, r *http.Request, tok *stor
 // rotateWebhook is POST /admin/v1/webhooks/{id}/rotate: a new secret, answered once; the
 // previous one signs beside it (a second signature) for webhooks.rotation_grace. Audited.
 func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return err
-	}
 	id := r.PathValue("id")
-	or, err := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.actionRequest(w, r, tok)
 	if err != nil {
 		return err
 	}
@@ -178,12 +170,8 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, tok *stor
 // testWebhook is POST /admin/v1/webhooks/{id}/test: a webhook.test delivery, sent by the
 // dispatcher like any other (signed, retried). 409 when the endpoint is disabled.
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return err
-	}
 	id := r.PathValue("id")
-	or, err := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.actionRequest(w, r, tok)
 	if err != nil {
 		return err
 	}
@@ -241,12 +229,8 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, _ *store
 // (delivered or failed, or pending to try it now) is tried again at once with a new
 // retry window, under the same webhook-id. Audited; 409 while a try of it is in flight.
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return err
-	}
 	id, delivery := r.PathValue("id"), r.PathValue("delivery")
-	or, err := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.actionRequest(w, r, tok)
 	if err != nil {
 		return err
 	}

@@ -22,15 +22,7 @@ import (
 // submissions (ops.VerifyProblem); 202 with what was queued. A package without labeled
 // submissions is a 409.
 func (s *Server) verifyProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return err
-	}
-	id := r.PathValue("id")
-	if !problemID.MatchString(id) {
-		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
-	}
-	or, err := s.opsRequest(r, tok, req.DryRun)
+	or, id, err := s.problemAction(w, r, tok)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,9 @@ import (
 
 // Webhooks, the sending of what the fan-out's own try (webhooks.go) did not deliver:
 // due deliveries are claimed like the outbox (FOR UPDATE SKIP LOCKED), each under a
-// lease until now + webhooks.lease, and tried webhooks.concurrency at a time. A try's result is recorded with a fenced update (the claim's attempt and
-// this dispatcher's name), in batches. A dispatcher stopped or killed mid-try records
+// lease until now + webhooks.lease, and tried webhooks.concurrency at a time. A try's
+// result is recorded with a fenced update (the claim's attempt and this dispatcher's
+// name), in batches. A dispatcher stopped or killed mid-try records
 // nothing for it: the delivery is due again when its lease ends, and the receiver may
 // see its webhook-id twice — never none.
 //
