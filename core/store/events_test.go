@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -215,5 +216,55 @@ func TestCursorRoundTrip(t *testing.T) {
 		if _, err := store.ParseCursor(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// A submission's events order by (attempt, state): a requeue — a retry, a rejudge, a
+// replay — carries the attempt that will judge it, never the number of the attempt it
+// follows, so a site that receives them out of order (webhooks) still tells which is newer.
+func TestRequeueEventsCarryTheNextAttempt(t *testing.T) {
+	t.Parallel()
+	db := testenv.DB(t)
+	ctx := context.Background()
+	id := submit(t, db, 2)
+	now := time.Now()
+	end := store.Ending{Cause: "sandbox exploded", CountsAsFailure: true}
+	if st, err := store.EndAttempt(ctx, db, "w1", claim(t, db, id, "w1", now), end, now); err != nil || st != job.StateQueued {
+		t.Fatalf("retry: %v %v", st, err)
+	}
+	if st, err := store.EndAttempt(ctx, db, "w1", claim(t, db, id, "w1", now), end, now); err != nil || st != job.StateDead {
+		t.Fatalf("dead: %v %v", st, err)
+	}
+	if n, err := store.Replay(ctx, db, []string{id}, "admin", now); err != nil || n != 1 {
+		t.Fatalf("replay: %d %v", n, err)
+	}
+	l := claim(t, db, id, "w1", now)
+	errs, err := store.FinalizeBatch(ctx, db, "w1", []store.Result{{Lease: l, Outcome: job.Outcome{Verdict: job.VerdictAC}}}, now)
+	if err != nil || errs[0] != nil {
+		t.Fatalf("finalize: %v %v", errs, err)
+	}
+	if n, err := store.Rejudge(ctx, db, []string{id}, job.LaneRejudge, "admin", now); err != nil || n != 1 {
+		t.Fatalf("rejudge: %d %v", n, err)
+	}
+	claim(t, db, id, "w1", now)
+	page := feedUntil(t, db, store.Cursor{}, store.FeedFilter{}, 10)
+	var got []string
+	for _, e := range page.Events {
+		var data struct {
+			Attempt int `json:"attempt"`
+		}
+		if err := json.Unmarshal(e.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s/%d", e.Reason, data.Attempt))
+	}
+	want := []string{"submitted/0", "claimed/1", "retried/2", "claimed/2", "dead/2",
+		"replayed/3", "claimed/3", "finished/3", "rejudged/4", "claimed/4"}
+	if !equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	// The row keeps the attempt last started until the claim takes the next one.
+	if s, err := store.GetSubmission(ctx, db, id); err != nil || s.Attempt != 4 {
+		t.Fatalf("after the claim: %+v %v", s, err)
 	}
 }
