@@ -296,7 +296,7 @@ func (f *fake) Trace(_ context.Context, id string) (*wire.Trace, error) {
 	verdict := "AC"
 	t := &wire.Trace{
 		Submission: wire.TraceSubmission{Submission: wire.Submission{ID: id, ProblemID: "aplusb", ProblemVersion: 2, Language: "cpp17",
-			State: "dead", Verdict: nil, Attempt: 3}, Lane: "light", Failures: 3, MaxAttempts: 3,
+			State: "dead", Verdict: nil, Attempt: 3}, OwnerID: &aliceID, Owner: "alice", Lane: "light", Failures: 3, MaxAttempts: 3,
 			LastError: "fetch problem package 3f9a…: object not found"},
 		Attempts: []wire.TraceAttempt{
 			{Attempt: 1, Worker: "worker-1", ClaimedAt: &claimed, EndedAt: &ended, Outcome: "retry", Error: "fetch problem package: object not found"},
@@ -318,6 +318,9 @@ func (f *fake) Trace(_ context.Context, id string) (*wire.Trace, error) {
 	return t, nil
 }
 
+// aliceID is the token id of the fake's submissions' owner.
+var aliceID int64 = 7
+
 // judgedTrace is a finished WA submission: four cases, one message longer than a line.
 func judgedTrace(id string) *wire.Trace {
 	claimed, ended := t0.Add(-12*time.Minute), t0.Add(-12*time.Minute+2*time.Second)
@@ -329,7 +332,7 @@ func judgedTrace(id string) *wire.Trace {
 				{Index: 2, Subtask: 1, Verdict: "AC", TimeMS: 45, MemoryKB: 10240, Score: 25},
 				{Index: 3, Subtask: 2, Verdict: "WA", TimeMS: 388, MemoryKB: 48200, Message: "line 2: the path 1 → 4 → 7 is not the shortest one; its length is 12 and the checker knows a path of length 9"},
 				{Index: 4, Subtask: 2, Verdict: "TLE", TimeMS: 2000, MemoryKB: 51000, Message: "CPU time limit of 2s exceeded"},
-			}}, Lane: "light", Failures: 0, MaxAttempts: 3},
+			}}, OwnerID: &aliceID, Owner: "alice", Lane: "light", Failures: 0, MaxAttempts: 3},
 		Attempts: []wire.TraceAttempt{{Attempt: 1, Worker: "worker-1", ClaimedAt: &claimed, EndedAt: &ended, Outcome: "finished", Verdict: "WA"}},
 		Events: []wire.TraceEvent{
 			{At: claimed.Add(-time.Second), Event: "submitted"},

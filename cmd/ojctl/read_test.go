@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,9 +60,11 @@ func TestReadCommandsPrintWireJSONAndTables(t *testing.T) {
 	}
 	var tr wire.Trace
 	check([]string{"trace", dead}, &tr, "Attempts", "Timeline", "Dead letter", "ojctl dlq replay "+dead, errJudge.Error())
-	if tr.Submission.ID != dead || len(tr.Attempts) == 0 || tr.DeadLetter == nil {
+	if tr.Submission.ID != dead || len(tr.Attempts) == 0 || tr.DeadLetter == nil || tr.Submission.Owner != "admin" {
 		t.Fatalf("trace = %+v", tr)
 	}
+	// The owner by its token's name, not only its id.
+	wantIn(t, "trace owner", e.ojctl("trace", dead).stdout, fmt.Sprintf("admin (token %d)", *tr.Submission.OwnerID))
 	var langs wire.Languages
 	check([]string{"languages"}, &langs, "python3", "cpp17")
 	if len(langs.Languages) == 0 {

@@ -48,7 +48,10 @@ func printTrace(p *printer, t *wire.Trace) {
 	}
 	owner := "-"
 	if s.OwnerID != nil {
-		owner = fmt.Sprint(*s.OwnerID)
+		owner = fmt.Sprintf("token %d", *s.OwnerID)
+		if s.Owner != "" {
+			owner = fmt.Sprintf("%s (token %d)", s.Owner, *s.OwnerID)
+		}
 	}
 	fields := [][2]string{
 		{"Submission", s.ID},

@@ -144,6 +144,13 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, tok *store.Token)
 			Worker: h.Worker, Actor: h.Actor, Detail: h.Detail})
 	}
 	out.Attempts = attempts(hist)
+	if sub.OwnerID != nil {
+		// An owner id alone sends the operator to the database: the token's name is what
+		// they know the caller by (ojd token list, the submissions list's owner).
+		if out.Submission.Owner, err = store.TokenName(r.Context(), s.d.DB, *sub.OwnerID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return unavailable("read owner", err)
+		}
+	}
 	if out.Submission.Waiting, err = s.waitingReason(r.Context(), sub); err != nil {
 		return unavailable("read workers", err)
 	}

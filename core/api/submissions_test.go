@@ -41,6 +41,10 @@ func TestSubmitWaitReturnsTheJudgedSubmission(t *testing.T) {
 	if tr.Submission.TraceID != res.TraceID || res.TraceID == "" || tr.Submission.Lane != "heavy" {
 		t.Fatalf("trace id %q / lane %q, want the request's %q on heavy", tr.Submission.TraceID, tr.Submission.Lane, res.TraceID)
 	}
+	// The owner by the name the operator knows the caller by, beside its id.
+	if tr.Submission.Owner != "alice" || tr.Submission.OwnerID == nil {
+		t.Fatalf("trace owner %q (id %v), want alice", tr.Submission.Owner, tr.Submission.OwnerID)
+	}
 }
 
 func TestSubmitWithoutWaitIsAccepted(t *testing.T) {

@@ -123,3 +123,13 @@ func RevokeToken(ctx context.Context, db DB, name string) error {
 	}
 	return nil
 }
+
+// TokenName is the name of the token with this id, revoked or not (ErrNotFound when none
+// has it): what an admin reads for a submission's owner_id.
+func TokenName(ctx context.Context, db DB, id int64) (string, error) {
+	var name string
+	if err := db.QueryRow(ctx, `SELECT name FROM api_tokens WHERE id = $1`, id).Scan(&name); err != nil {
+		return "", translate(err, "token name")
+	}
+	return name, nil
+}

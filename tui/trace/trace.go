@@ -37,6 +37,13 @@ func RenderSelected(st styles.Styles, t *wire.Trace, width, sel int) string {
 		verdict = *s.Verdict
 	}
 	line("state", fmt.Sprintf("%s   verdict %s   attempt %d   failures %d/%d", s.State, verdict, s.Attempt, s.Failures, s.MaxAttempts))
+	if s.OwnerID != nil {
+		owner := fmt.Sprintf("token %d", *s.OwnerID)
+		if s.Owner != "" {
+			owner = fmt.Sprintf("%s (token %d)", s.Owner, *s.OwnerID)
+		}
+		line("owner", owner)
+	}
 	if s.Waiting != "" {
 		line("waiting", s.Waiting)
 	}
