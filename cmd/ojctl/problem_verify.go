@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -186,6 +187,10 @@ func printVerification(p *printer, v *wire.Verification) {
 		t := ""
 		if r.LimitMS > 0 && r.Status != "not_run" {
 			t = fmt.Sprintf("%s / %s", ms(int64(r.TimeMS)), ms(int64(r.LimitMS)))
+			if r.TimeFactor != 0 && r.TimeFactor != 1 {
+				// The row's limit is the problem's times its language's factor.
+				t += fmt.Sprintf(" (%s × %s)", ms(int64(v.LimitMS)), strconv.FormatFloat(r.TimeFactor, 'g', -1, 64))
+			}
 		}
 		rows = append(rows, []string{r.Source, r.Language, strings.Join(r.Expect, "|"), r.Got, t, strings.ReplaceAll(r.Status, "_", " "), r.Note})
 	}
@@ -199,5 +204,5 @@ func slowestText(v *wire.Verification) string {
 	if v.SlowestACSource == "" {
 		return "none"
 	}
-	return fmt.Sprintf("%s (%s), margin %.2f× to the limit", ms(int64(v.SlowestACMS)), v.SlowestACSource, v.Margin)
+	return fmt.Sprintf("%s, margin %.2f× to the limit", v.SlowestACText(), v.Margin)
 }

@@ -212,11 +212,12 @@ func (s *Server) settleVerification(ctx context.Context, pv *store.ProblemVersio
 		return nil, fmt.Errorf("decode verification %d: %w", v.ID, err)
 	}
 	out.LimitMS, out.Derived, out.SlowestACMS, out.SlowestACSource, out.Margin = res.LimitMS, res.Derived, res.SlowestACMS, res.SlowestACSource, res.Margin
+	out.SlowestACLanguage, out.SlowestACMeasuredMS, out.SlowestACFactor = res.SlowestACLanguage, res.SlowestACMeasuredMS, res.SlowestACFactor
 	out.AsLabeled, out.NotAsLabeled, out.Ambiguous, out.NotRun, out.Summary = res.AsLabeled, res.NotAsLabeled, res.Ambiguous, res.NotRun, res.Summary
 	out.Problems = append(out.Problems, res.Problems...)
 	for _, r := range res.Rows {
 		out.Rows = append(out.Rows, wire.VerifyRow{Source: r.Source, Language: r.Language, Label: r.Label, Expect: r.Expect,
-			SubmissionID: r.SubmissionID, Got: r.Got, Run: r.Run, TimeMS: r.TimeMS, LimitMS: r.LimitMS, Score: r.Score,
+			SubmissionID: r.SubmissionID, Got: r.Got, Run: r.Run, TimeMS: r.TimeMS, LimitMS: r.LimitMS, TimeFactor: r.TimeFactor, Score: r.Score,
 			Status: r.Status, Note: r.Note})
 	}
 	return out, nil

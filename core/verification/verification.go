@@ -64,12 +64,13 @@ type Row struct {
 	Got string `json:"got"`
 	Run string `json:"run"`
 	// TimeMS is its slowest case's CPU time; LimitMS the limit for its language (the
-	// limit × the language's time factor).
-	TimeMS  int     `json:"time_ms"`
-	LimitMS int     `json:"limit_ms"`
-	Score   float64 `json:"score"`
-	Status  string  `json:"status"`
-	Note    string  `json:"note,omitempty"`
+	// limit × the language's time factor, TimeFactor).
+	TimeMS     int     `json:"time_ms"`
+	LimitMS    int     `json:"limit_ms"`
+	TimeFactor float64 `json:"time_factor,omitempty"`
+	Score      float64 `json:"score"`
+	Status     string  `json:"status"`
+	Note       string  `json:"note,omitempty"`
 }
 
 // Row statuses.
@@ -85,18 +86,23 @@ type Result struct {
 	LimitMS int  `json:"limit_ms"`
 	Derived bool `json:"derived"`
 	// SlowestAC is the slowest accepted case among the submissions labeled accepted
-	// (scaled to the limit's language factor 1), Margin the limit over it.
-	SlowestACMS     int     `json:"slowest_ac_ms"`
-	SlowestACSource string  `json:"slowest_ac_source,omitempty"`
-	Margin          float64 `json:"margin"`
-	RunLimitMS      int     `json:"run_limit_ms"`
-	Rows            []Row   `json:"rows"`
-	AsLabeled       int     `json:"as_labeled"`
-	NotAsLabeled    int     `json:"not_as_labeled"`
-	Ambiguous       int     `json:"ambiguous"`
-	NotRun          int     `json:"not_run"`
-	Summary         string  `json:"summary"`
-	Passed          bool    `json:"passed"`
+	// (scaled to the limit's language factor 1), Margin the limit over it. Measured is
+	// that case's time as run, before the division by its language's time factor
+	// (SlowestACFactor): a reader told only the divided time takes it for a measurement.
+	SlowestACMS         int     `json:"slowest_ac_ms"`
+	SlowestACSource     string  `json:"slowest_ac_source,omitempty"`
+	SlowestACLanguage   string  `json:"slowest_ac_language,omitempty"`
+	SlowestACMeasuredMS int     `json:"slowest_ac_measured_ms,omitempty"`
+	SlowestACFactor     float64 `json:"slowest_ac_factor,omitempty"`
+	Margin              float64 `json:"margin"`
+	RunLimitMS          int     `json:"run_limit_ms"`
+	Rows                []Row   `json:"rows"`
+	AsLabeled           int     `json:"as_labeled"`
+	NotAsLabeled        int     `json:"not_as_labeled"`
+	Ambiguous           int     `json:"ambiguous"`
+	NotRun              int     `json:"not_run"`
+	Summary             string  `json:"summary"`
+	Passed              bool    `json:"passed"`
 	// Problems are findings that fail the verification beyond its rows.
 	Problems []string `json:"problems"`
 }
@@ -131,9 +137,11 @@ func Compute(in Input) Result {
 		if !slices.Equal(e.Expect, []string{"AC"}) || !ended(s) || s.Verdict != job.VerdictAC {
 			continue
 		}
-		t := int(math.Ceil(float64(slowest(s)) / factor(e.Language)))
+		f := factor(e.Language)
+		t := int(math.Ceil(float64(slowest(s)) / f))
 		if t >= r.SlowestACMS && e.TimeLimit {
 			r.SlowestACMS, r.SlowestACSource = t, e.Source
+			r.SlowestACLanguage, r.SlowestACMeasuredMS, r.SlowestACFactor = e.Language, slowest(s), f
 		}
 	}
 	if in.Timing.Derive {
@@ -173,7 +181,7 @@ func Compute(in Input) Result {
 			row.Note = strings.TrimSpace(row.Note + " ended " + state)
 		default:
 			f := factor(e.Language)
-			row.LimitMS = int(float64(r.LimitMS) * f)
+			row.LimitMS, row.TimeFactor = int(float64(r.LimitMS)*f), f
 			row.TimeMS, row.Run, row.Score = slowest(s), string(s.Verdict), s.Score
 			row.Got = string(held(s, row.LimitMS, in.Scoring, in.Interactive))
 			row.Status, row.Note = judge(row, e, in.Timing, r.LimitMS, f, in.RunLimitMS)

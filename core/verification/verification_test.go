@@ -51,6 +51,16 @@ func TestComputeDerivesTheLimitAndHoldsVerdictsToIt(t *testing.T) {
 	if !r.Derived || r.LimitMS != 1000 || r.SlowestACMS != 300 || r.SlowestACSource != "ac.py" || r.Margin != 3.33 {
 		t.Fatalf("limit %+v", r)
 	}
+	// The divided time is never left to pass for a measurement: the measured one and the
+	// factor that divided it are beside it.
+	if r.SlowestACMeasuredMS != 600 || r.SlowestACFactor != 2 || r.SlowestACLanguage != "python3" {
+		t.Fatalf("slowest accepted as measured: %+v", r)
+	}
+	for _, row := range r.Rows {
+		if row.Source == "ac.py" && (row.TimeFactor != 2 || row.LimitMS != 2000) {
+			t.Fatalf("the python row's limit is the limit × its factor: %+v", row)
+		}
+	}
 	want := map[string]string{"ac.c": AsLabeled, "ac.py": AsLabeled, "slow.c": AsLabeled, "fast-tle.c": Ambiguous,
 		"close-tle.c": Ambiguous, "wa.c": AsLabeled, "wrong.c": NotAsLabeled, "x.hs": NotRun}
 	for _, row := range r.Rows {

@@ -172,8 +172,8 @@ func RenderVerification(v *wire.Verification) string {
 		if v.Derived {
 			derived = " (derived)"
 		}
-		fmt.Fprintf(&b, "limit %d ms%s, run with %d ms; slowest accepted %d ms (%s), margin %.2f×\n",
-			v.LimitMS, derived, v.RunLimitMS, v.SlowestACMS, v.SlowestACSource, v.Margin)
+		fmt.Fprintf(&b, "limit %d ms%s, run with %d ms; slowest accepted %s, margin %.2f×\n",
+			v.LimitMS, derived, v.RunLimitMS, v.SlowestACText(), v.Margin)
 	}
 	b.WriteString("\n")
 	w := len("SOURCE")
