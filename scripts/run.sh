@@ -7,9 +7,10 @@
 # does not exist (an existing one is kept as the operator left it), checks it with `ojd
 # config`, applies the migrations, creates an admin token once (var/admin.token, mode 0600)
 # and runs `ojd all`. Once ojd is ready — the API bound and the worker's self-check passed —
-# it prints the API's address (the one bound, not the one asked for: with port 0 the kernel
-# picks the port) with the token as OJCTL_SERVER / OJCTL_TOKEN, and the `ojd token create`
-# command for this checkout. A failed self-check ends ojd, and so this script, with the
+# it prints a banner (banner.sh): every role ojd all runs (the API at the address it bound —
+# not the one asked for: with port 0 the kernel picks the port — the dispatcher and the
+# worker) with what each does, the stack under them, the admin token by name and role as
+# OJCTL_SERVER / OJCTL_TOKEN, and the `ojd token create` command for this checkout. A failed self-check ends ojd, and so this script, with the
 # reason as the last line and a non-zero exit.
 #
 # The judge's work dir is var/work, unless the checkout is under /tmp (or /dev, /proc, /w),
@@ -27,11 +28,15 @@ cd "$ROOT"
 . "$ROOT/scripts/deps.sh"
 # shellcheck source=scripts/checkout.sh
 . "$ROOT/scripts/checkout.sh"
+# shellcheck source=scripts/banner.sh
+. "$ROOT/scripts/banner.sh"
 
 VAR="$ROOT/var"
 STACK_DIR="$VAR/stack"
 CONFIG="$VAR/ojd.yaml"
 TOKEN_FILE="$VAR/admin.token"
+# The token's name, for the banner (the database keeps only its hash).
+TOKEN_NAME_FILE="$VAR/admin.token.name"
 # ojd writes the address it bound here (and removes it when it exits).
 ADDR_FILE="$VAR/api.addr"
 # make stop finds the ojd to stop here (this script's pid, which ojd takes over by exec).
@@ -103,11 +108,16 @@ echo "== ojd migrate up"
 # A token is made once per database: a new cluster (var/stack/pg recreated) gets a new one.
 if [[ ! -s "$TOKEN_FILE" || "$STACK_DIR/pg/PG_VERSION" -nt "$TOKEN_FILE" ]]; then
 	echo "== ojd token create (admin)"
-	out=$("${OJD[@]}" token create --name "admin-$(date +%Y%m%d%H%M%S)" --role admin)
+	token_name="admin-$(date +%Y%m%d%H%M%S)"
+	out=$("${OJD[@]}" token create --name "$token_name" --role admin)
 	token=$(printf '%s\n' "$out" | tail -n 1)
 	[[ -n "$token" ]] || { echo "ojd token create printed no token" >&2; exit 1; }
 	(umask 077 && printf '%s\n' "$token" >"$TOKEN_FILE")
+	printf '%s\n' "$token_name" >"$TOKEN_NAME_FILE"
 fi
+token_name=$(cat "$TOKEN_NAME_FILE" 2>/dev/null || true)
+token_name=${token_name:-made before its name was kept}
+lanes=$(printf '%s\n' "$effective" | oj_lanes)
 chmod 0600 "$TOKEN_FILE"
 
 # announce waits for ojd (process $1, this script's pid once exec'd) to be ready — ojd
@@ -124,22 +134,8 @@ announce() {
 	host=${addr%:*} port=${addr##*:}
 	# An address bound on every interface is reached on loopback from here.
 	case "$host" in "" | 0.0.0.0 | "[::]") host=127.0.0.1 ;; esac
-	cat <<EOT
-
-oj is listening on http://$host:$port  (the worker's self-check passed; config: $CONFIG, stack: $STACK_DIR)
-Admin token saved in $TOKEN_FILE. For ojctl:
-
-  export OJCTL_SERVER=http://$host:$port
-  export OJCTL_TOKEN=$(cat "$TOKEN_FILE")
-
-More tokens (the token is the last line printed; --role user|admin):
-
-  $(printf '%q ' "${OJD[@]}")token create --name NAME --role user
-
-Ctrl-C stops ojd; \`make stop\` stops it too, then PostgreSQL and Redis, and unmounts
-what a killed ojd left (judge.work_dir: $work_dir).
-
-EOT
+	oj_banner "http://$host:$port" "$CONFIG" "$STACK_DIR" "$TOKEN_FILE" "$token_name" "$lanes" "$work_dir" \
+		"$OJ_POSTGRES_URL" "$OJ_REDIS_ADDR" "${OJD[@]}"
 }
 
 all=(all --addr-file "$ADDR_FILE")

@@ -193,3 +193,38 @@ func TestStopUnmountsAndRemovesWhatAKilledOjdLeft(t *testing.T) {
 		}
 	}
 }
+
+// make run's banner names every role `ojd all` runs — the API at the address it bound,
+// the dispatcher, the worker with its concurrency from the config — the stack under
+// them, and the token it prints by name and role.
+func TestRunBannerListsEveryRoleAndTheToken(t *testing.T) {
+	t.Parallel()
+	config := "api:\n  listen: 127.0.0.1:0\nworker:\n  name: \"\"\n  concurrency:\n    heavy: 3\n    light: 2\n  lease: 30s\nsandbox:\n  x: 1\n"
+	cmd := exec.Command("bash", "-c", `. ./banner.sh && oj_lanes`)
+	cmd.Stdin = strings.NewReader(config)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "heavy 3, light 2" {
+		t.Fatalf("oj_lanes: %q %v", out, err)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "admin.token")
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command("bash", "-c", `. ./banner.sh && oj_banner "$@"`, "sh", "http://127.0.0.1:41234", "/c/var/ojd.yaml",
+		"/c/var/stack", tokenFile, "admin-20261128", "heavy 3, light 2", "/c/var/work", "postgres://postgres@127.0.0.1:55432/oj",
+		"127.0.0.1:56379", "/c/bin/ojd", "--config", "/c/var/ojd.yaml").CombinedOutput()
+	if err != nil {
+		t.Fatalf("oj_banner: %v\n%s", err, out)
+	}
+	banner := string(out)
+	for _, want := range []string{
+		"\n  api         http://127.0.0.1:41234\n", "\n  dispatcher  ", "\n  worker      ", "heavy 3, light 2 at",
+		"PostgreSQL postgres://postgres@127.0.0.1:55432/oj", "Redis 127.0.0.1:56379",
+		`admin token "admin-20261128" (role admin`, "export OJCTL_SERVER=http://127.0.0.1:41234\n",
+		"export OJCTL_TOKEN=s3cret\n", "/c/bin/ojd --config /c/var/ojd.yaml token create --name NAME",
+	} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("the banner lacks %q:\n%s", want, banner)
+		}
+	}
+}
