@@ -27,8 +27,9 @@ type daemon func(ctx context.Context, d *deps, ready func()) error
 
 // apiDaemon serves the HTTP API on ln, bound already by runDaemons. It needs the language
 // set (a submission's lane is its language's) and the object store (problem uploads),
-// both from the judge's config.
-func apiDaemon(ln net.Listener) daemon {
+// both from the judge's config. When ctx ends it drains — ln stays open, new requests
+// get 503 with Retry-After — until others is closed: the process's other parts stopped.
+func apiDaemon(ln net.Listener, others <-chan struct{}) daemon {
 	return func(ctx context.Context, d *deps, ready func()) error {
 		langs, err := lang.Load(d.cfg.Judge.LanguagesFile)
 		if err != nil {
@@ -47,7 +48,7 @@ func apiDaemon(ln net.Listener) daemon {
 		cfg.Runs = d.cfg.Runs
 		return api.New(cfg, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
 			PackageLimits: d.cfg.Judge.PackageLimits, Builds: builds, Registerer: d.reg, Gatherer: d.reg,
-			Clock: clock.Real{}, Log: d.log.With("component", "api")}).Serve(ctx, ln)
+			Clock: clock.Real{}, Log: d.log.With("component", "api")}).ServeDraining(ctx, ln, others)
 	}
 }
 
@@ -130,6 +131,9 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 		return err
 	}
 	var addrFile, addr string
+	// The API drains until the other parts stopped (a worker finishing its judging).
+	var others sync.WaitGroup
+	othersDone := make(chan struct{})
 	if serveAPI {
 		addrFile, _ = cmd.Flags().GetString("addr-file")
 		ln, err := bindAPI(cfg)
@@ -141,7 +145,7 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 			defer os.Remove(addrFile)
 		}
 		addr = ln.Addr().String()
-		parts = append([]daemon{apiDaemon(ln)}, parts...)
+		parts = append([]daemon{apiDaemon(ln, othersDone)}, parts...)
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -178,17 +182,25 @@ func runDaemons(cmd *cobra.Command, metricsAddr string, serveAPI bool, parts ...
 			cancel()
 		}
 	}()
-	for _, p := range parts {
+	for i, p := range parts {
 		wg.Add(1)
 		starting.Add(1)
+		other := !serveAPI || i > 0
+		if other {
+			others.Add(1)
+		}
 		go func() {
 			defer wg.Done()
+			if other {
+				defer others.Done()
+			}
 			if err := p(ctx, d, sync.OnceFunc(starting.Done)); err != nil {
 				once.Do(func() { failed = err })
 				cancel()
 			}
 		}()
 	}
+	go func() { others.Wait(); close(othersDone) }()
 	allReady := make(chan struct{})
 	go func() { starting.Wait(); close(allReady) }()
 	select {

@@ -153,6 +153,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			s.metrics.latency.WithLabelValues(route, code).Observe(elapsed.Seconds())
 			s.logRequest(r, route, sw.status, elapsed, info)
 		}()
+		if !drainExempt(r) {
+			if !s.drains.enter() {
+				sw.Header().Set("Connection", "close")
+				writeError(sw, r, errDraining())
+				return
+			}
+			defer s.drains.leave()
+		}
 		next.ServeHTTP(sw, r)
 	})
 }

@@ -71,6 +71,7 @@ type Server struct {
 	followers *followerGate
 	ops       *ops.Ops
 	linger    lingerBounds
+	drains    drainGate
 	once      sync.Once
 	// closing is closed when the server shuts down: waits and event streams end early.
 	closing   chan struct{}
@@ -259,10 +260,19 @@ func (s *Server) Run(ctx context.Context) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve serves on ln, already bound, until ctx ends, then shuts down within
-// shutdown_timeout. It logs "api listening" with the address actually bound (with port 0
-// in the config, the port the kernel chose). Serve closes ln.
+// Serve serves on ln, already bound, until ctx ends, then drains and shuts down within
+// shutdown_timeout (ServeDraining with nothing else to wait for). It logs "api
+// listening" with the address actually bound (with port 0 in the config, the port the
+// kernel chose). Serve closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	return s.ServeDraining(ctx, ln, nil)
+}
+
+// ServeDraining is Serve for a process with other parts to stop: when ctx ends the
+// server drains (drain.go) — ln stays open and new requests are answered 503 with
+// Retry-After — until until is closed (nil: at once) and the requests in flight ended,
+// then it closes within shutdown_timeout.
+func (s *Server) ServeDraining(ctx context.Context, ln net.Listener, until <-chan struct{}) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	s.Start(bg)
@@ -281,11 +291,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("api: %w", err)
 	case <-ctx.Done():
 	}
+	// Waiting submits and event streams end now, so the drain does not wait out their
+	// timeouts; requests in flight (a submit's transaction) finish normally. Kept-alive
+	// connections close after their answer, so their clients come back to the process
+	// that replaces this one.
+	idle := s.drains.drain()
+	s.closeOnce.Do(func() { close(s.closing) })
+	srv.SetKeepAlivesEnabled(false)
+	s.log.Info("api draining: new requests are answered 503 until the process stopped")
+	if until != nil {
+		select {
+		case <-until:
+		case err := <-errc:
+			return fmt.Errorf("api: %w", err)
+		}
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	// Waiting submits and event streams end now, so Shutdown does not wait out their
-	// timeouts; requests in flight (a submit's transaction) finish normally.
-	s.closeOnce.Do(func() { close(s.closing) })
+	select {
+	case <-idle:
+	case <-sctx.Done():
+	}
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("api shutdown: %w", err)
 	}
