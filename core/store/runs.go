@@ -123,14 +123,17 @@ func GetRun(ctx context.Context, db DB, id string) (*Submission, error) {
 	return s, nil
 }
 
-// pruneRunsSQL deletes the oldest runs made before the cutoff, at most $2 of them, with
-// their outbox and history rows (which reference them). A run still running is kept until
-// it ends: its worker would otherwise write back to nothing and log a fence error. Runs
-// never have dead letters or feed events.
+// pruneRunsSQL deletes the oldest finished runs made and ended before the cutoff, at
+// most $2 of them, with their outbox and history rows (which reference them). Only an
+// ended run goes: a queued one is still owed its judgment (and its owner its result),
+// and a running one's worker would otherwise write back to nothing. One that waited
+// long keeps the whole retention after its end, for its owner to read. Runs never have
+// dead letters or feed events.
 const pruneRunsSQL = `
 WITH victims AS (
     SELECT id FROM submissions
-     WHERE kind = 'run' AND created_at < $1 AND state <> 'running'
+     WHERE kind = 'run' AND created_at < $1 AND state IN ('finished', 'dead', 'canceled')
+       AND (finished_at IS NULL OR finished_at < $1)
      ORDER BY created_at, id LIMIT $2
        FOR UPDATE SKIP LOCKED
 ), o AS (
@@ -140,7 +143,8 @@ WITH victims AS (
 )
 DELETE FROM submissions WHERE id IN (SELECT id FROM victims)`
 
-// PruneRuns deletes up to limit runs older than retention (by now) and returns how many.
+// PruneRuns deletes up to limit ended runs older than retention (by now) and returns how
+// many.
 func PruneRuns(ctx context.Context, db DB, retention time.Duration, now time.Time, limit int) (int, error) {
 	tag, err := db.Exec(ctx, pruneRunsSQL, now.Add(-retention), limit)
 	if err != nil {
