@@ -22,17 +22,69 @@ type NewRun struct {
 	TraceID     string
 	Metadata    map[string]string
 	// MaxQueued, when > 0, refuses the run (a *RunsBacklogError) while that many runs are
-	// queued already, decided in the run's own transaction.
+	// queued already and its owner has one of them: an owner with nothing queued is
+	// accepted all the same, so that the runs of a few never shut everybody else out.
+	// A run without an owner is refused at the cap.
 	MaxQueued int64
+	// MaxLive, when > 0, refuses the run (a *RunsLiveError) while its owner has that many
+	// runs queued or running.
+	MaxLive int
 }
 
-// RunsBacklogError is a run refused because Queued runs wait, Limit being the cap.
+// RunsBacklogError is a run refused because Queued runs wait, Limit being the cap, and
+// its owner has Mine of them.
 type RunsBacklogError struct {
-	Queued, Limit int64
+	Queued, Limit, Mine int64
 }
 
 func (e *RunsBacklogError) Error() string {
-	return fmt.Sprintf("%d runs are queued, the cap is %d", e.Queued, e.Limit)
+	return fmt.Sprintf("%d runs are queued (%d of them the owner's), the cap is %d", e.Queued, e.Mine, e.Limit)
+}
+
+// RunsLiveError is a run refused because its owner has Queued and Running runs, Limit
+// (NewRun.MaxLive) in all.
+type RunsLiveError struct {
+	Queued, Running, Limit int
+}
+
+func (e *RunsLiveError) Error() string {
+	return fmt.Sprintf("owner has %d runs queued or running, the limit is %d", e.Queued+e.Running, e.Limit)
+}
+
+// checkRunBounds applies n's bounds, in tx. An owner's runs take turns here, under a
+// lock of the owner's (its own class, apart from the submits'), so that concurrent runs
+// of one owner cannot both pass its bound; the global count is read without a lock:
+// runs of different owners may pass the cap by a few, which a backlog bound can live
+// with.
+func checkRunBounds(ctx context.Context, tx pgx.Tx, n NewRun) error {
+	if n.MaxLive <= 0 && n.MaxQueued <= 0 {
+		return nil
+	}
+	var mine, running int
+	if n.OwnerID != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(28524, ($1 % 2147483647)::int)`, *n.OwnerID); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'queued'), count(*) FILTER (WHERE state = 'running')
+			  FROM submissions WHERE owner_id = $1 AND state IN ('queued', 'running') AND kind = 'run'`, *n.OwnerID).
+			Scan(&mine, &running); err != nil {
+			return err
+		}
+		if n.MaxLive > 0 && mine+running >= n.MaxLive {
+			return &RunsLiveError{Queued: mine, Running: running, Limit: n.MaxLive}
+		}
+	}
+	if n.MaxQueued <= 0 || (n.OwnerID != nil && mine == 0) {
+		return nil
+	}
+	queued, err := QueuedRuns(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if queued >= n.MaxQueued {
+		return &RunsBacklogError{Queued: queued, Limit: n.MaxQueued, Mine: int64(mine)}
+	}
+	return nil
 }
 
 const insertRunSQL = `
@@ -61,16 +113,8 @@ func SubmitRun(ctx context.Context, db DB, n NewRun) (string, error) {
 		return "", fmt.Errorf("submit run: %w", err)
 	}
 	err = InTx(ctx, db, func(tx pgx.Tx) error {
-		if n.MaxQueued > 0 {
-			// Counted without a lock: concurrent runs may pass the cap by a few, which
-			// a backlog bound can live with.
-			queued, err := QueuedRuns(ctx, tx)
-			if err != nil {
-				return err
-			}
-			if queued >= n.MaxQueued {
-				return &RunsBacklogError{Queued: queued, Limit: n.MaxQueued}
-			}
+		if err := checkRunBounds(ctx, tx, n); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, insertRunSQL, id.String(), n.OwnerID, n.Language, n.Source, n.MaxAttempts,
 			n.TraceID, meta, spec); err != nil {
