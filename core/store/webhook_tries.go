@@ -21,11 +21,20 @@ type ClaimedDelivery struct {
 	Secrets []string
 }
 
-// ClaimWebhookDeliveries claims up to limit due deliveries of enabled endpoints, oldest
-// due first, skipping rows another dispatcher is claiming: each gets attempts+1 (its
-// fence), owner and a lease until now+lease. A claimed row is due again when the lease
-// ends, so a dispatcher that dies mid-try leaves it to the next claim.
-func ClaimWebhookDeliveries(ctx context.Context, db DB, owner string, now time.Time, lease time.Duration, limit int) ([]ClaimedDelivery, error) {
+// ClaimWebhookDeliveries claims up to limit due deliveries of enabled endpoints, skipping
+// rows another dispatcher is claiming: each gets attempts+1 (its fence), owner and a
+// lease until now+lease. A claimed row is due again when the lease ends, so a dispatcher
+// that dies mid-try leaves it to the next claim.
+//
+// Endpoints share the senders: an endpoint with perEndpoint tries in flight already
+// (leased by any dispatcher, the fan-out's own tries included) gets none, one with fewer
+// gets at most the difference, and the deliveries claimed are taken round-robin across
+// endpoints (each endpoint's oldest due first, then each one's second, …). So a receiver
+// that never answers holds at most perEndpoint senders, for webhooks.timeout each, and
+// every other endpoint's due deliveries go out meanwhile. Two dispatchers claiming at
+// the same moment may each fill an endpoint's share once.
+func ClaimWebhookDeliveries(ctx context.Context, db DB, owner string, now time.Time, lease time.Duration, limit,
+	perEndpoint int) ([]ClaimedDelivery, error) {
 	until := now.Add(lease)
 	scan := func(row pgx.Row, c *ClaimedDelivery) error {
 		var payload, secret, previous string
@@ -38,14 +47,26 @@ func ClaimWebhookDeliveries(ctx context.Context, db DB, owner string, now time.T
 		return nil
 	}
 	return queryAll(ctx, db, "claim webhook deliveries", scan, `
-		WITH due AS (
-		    SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-		     WHERE d.status = 'pending' AND d.next_try <= $1 AND e.enabled
-		     ORDER BY d.next_try LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
+		WITH share AS (
+		    SELECT e.id, $5::int - (SELECT count(*) FROM webhook_deliveries l
+		                             WHERE l.endpoint_id = e.id AND l.status = 'pending' AND l.lease_owner <> ''
+		                               AND l.lease_until > $1) AS room
+		      FROM webhook_endpoints e
+		     WHERE e.enabled AND EXISTS (SELECT 1 FROM webhook_deliveries x
+		                                  WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_try <= $1)
+		), ranked AS (
+		    SELECT c.id, c.next_try, row_number() OVER (PARTITION BY s.id ORDER BY c.next_try, c.id) AS turn
+		      FROM share s CROSS JOIN LATERAL (
+		           SELECT d.id, d.next_try FROM webhook_deliveries d
+		            WHERE d.endpoint_id = s.id AND d.status = 'pending' AND d.next_try <= $1
+		            ORDER BY d.next_try, d.id LIMIT greatest(s.room, 0)) c
+		), due AS (
+		    SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
+		     ORDER BY r.turn, r.next_try, r.id LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
 		UPDATE webhook_deliveries d SET attempts = d.attempts + 1, lease_owner = $2, lease_until = $3, next_try = $3
 		  FROM due, webhook_endpoints e WHERE d.id = due.id AND e.id = d.endpoint_id
 		RETURNING `+deliveryColumns+`, d.payload::text, e.url, e.secret, e.previous_secret, e.previous_until`,
-		now, owner, until, limit)
+		now, owner, until, limit, perEndpoint)
 }
 
 // Outcomes of one try.
