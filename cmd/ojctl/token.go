@@ -18,8 +18,9 @@ func newTokenCmd(a *app) *cobra.Command {
 Roles: user (submits; reads its own submissions), reader (reads every submission, the
 results feed and the problems, and changes nothing — what a site's backend follows results
 with), admin (everything). A token may carry its own submit bounds: --rate and --burst
-(its token bucket) and --max-live (submissions queued or running at once), for a site that
-submits for all its users through one token.`,
+(its token bucket) and --max-live (submissions queued or running at once), and
+--run-max-live (runs queued or running at once), for a site that submits for all its
+users through one token.`,
 		Example: `  ojctl token create site-backend --role reader
   ojctl token ls
   ojctl token revoke site-backend --dry-run`,
@@ -31,10 +32,10 @@ submits for all its users through one token.`,
 func newTokenCreateCmd(a *app) *cobra.Command {
 	var req wire.TokenCreateRequest
 	var rate float64
-	var burst, maxLive int
+	var burst, maxLive, runMaxLive int
 	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "create NAME --role user|reader|admin [--rate R] [--burst B] [--max-live N] [--dry-run]",
+		Use:   "create NAME --role user|reader|admin [--rate R] [--burst B] [--max-live N] [--run-max-live N] [--dry-run]",
 		Short: "Create a token; its secret is printed once, as the last line",
 		Long: `Create a token called NAME (audited). Its secret is printed once, as the last line (in
 -o json, the "secret" field): store it, the server keeps only its hash. --dry-run checks
@@ -54,6 +55,9 @@ that the name is free and the role exists, and creates nothing.`,
 			}
 			if f.Changed("max-live") {
 				req.MaxLive = &maxLive
+			}
+			if f.Changed("run-max-live") {
+				req.RunMaxLive = &runMaxLive
 			}
 			c, err := a.client()
 			if err != nil {
@@ -77,6 +81,7 @@ that the name is free and the role exists, and creates nothing.`,
 	f.Float64Var(&rate, "rate", 0, "the token's own submits per second (0: no bucket; default: the server's api.limits.user_rate)")
 	f.IntVar(&burst, "burst", 0, "the token's own burst (default: api.limits.user_burst)")
 	f.IntVar(&maxLive, "max-live", 0, "the token's own bound on submissions queued or running (0: none; default: the role's)")
+	f.IntVar(&runMaxLive, "run-max-live", 0, "the token's own bound on runs queued or running (0: none; default: the server's api.limits.run_max_live_per_user)")
 	f.BoolVar(&dryRun, "dry-run", false, "check the name and role, create nothing")
 	return cmd
 }
@@ -108,9 +113,9 @@ server's api.limits apply), when and by whom it was created, and when it was rev
 						revoked = stamp(*t.RevokedAt)
 					}
 					rows = append(rows, []string{t.Name, t.Role, own(t.SubmitRate), own(t.SubmitBurst), own(t.MaxLive),
-						stamp(t.CreatedAt), orDash(t.CreatedBy), revoked})
+						own(t.RunMaxLive), stamp(t.CreatedAt), orDash(t.CreatedBy), revoked})
 				}
-				p.table([]string{"NAME", "ROLE", "RATE", "BURST", "MAX LIVE", "CREATED", "BY", "REVOKED"}, rows)
+				p.table([]string{"NAME", "ROLE", "RATE", "BURST", "MAX LIVE", "RUN MAX LIVE", "CREATED", "BY", "REVOKED"}, rows)
 			})
 		}),
 	}

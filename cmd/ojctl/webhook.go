@@ -55,7 +55,8 @@ pair (all when none; with a --meta filter it receives no problem.version).
 The signing secret (whsec_…) is printed once, as the last line (in -o json, the "secret"
 field): give it to the receiver, which verifies each webhook-signature with it. The
 server refuses loopback, private and link-local addresses when it dials them, unless its
-webhooks.allow_private is set.`,
+webhooks.allow_private is set; a URL whose host is only such addresses is refused here
+already.`,
 		Example: `  ojctl webhook add https://contest.example.com/oj-hook
   ojctl webhook add https://lms.example.edu/hooks/oj --event submission.finished --event submission.dead --meta course=cs101
   ojctl webhook add https://example.com/h -o json | jq -r .secret`,

@@ -32,18 +32,19 @@ Only a hash of each token is stored: the token is shown once, when created.`,
 		return fn(cmd.Context(), d.db)
 	}
 	create := &cobra.Command{
-		Use:   "create --name NAME --role user|reader|admin [--rate R] [--burst B] [--max-live N]",
+		Use:   "create --name NAME --role user|reader|admin [--rate R] [--burst B] [--max-live N] [--run-max-live N]",
 		Short: "Create a token; the token itself is printed as the last line",
 		Long: `Create an API token. Roles: user (submits, reads its own submissions), reader (reads
 every submission, the results feed and the problems, changes nothing: what a site's
 backend follows results with), admin (everything, and /admin/v1). A token may carry its
 own submit bounds, over api.limits' defaults: --rate submits per second and --burst, and
 --max-live submissions queued or running at once (a site submitting for all its users
-through one token needs more than one contestant). Admins can do the same over the API
+through one token needs more than one contestant), and --run-max-live runs queued or
+running at once (api.limits.run_max_live_per_user otherwise). Admins can do the same over the API
 (ojctl token create), without access to PostgreSQL.`,
 		Example: `  ojd token create --name alice --role user
   ojd token create --name site-backend --role reader
-  ojd token create --name site-submitter --role user --rate 50 --burst 200 --max-live 2000`,
+  ojd token create --name site-submitter --role user --rate 50 --burst 200 --max-live 2000 --run-max-live 200`,
 		Args: cobra.NoArgs,
 	}
 	name := create.Flags().String("name", "", "a unique name for the token's holder (required)")
@@ -51,6 +52,7 @@ through one token needs more than one contestant). Admins can do the same over t
 	rate := create.Flags().Float64("rate", -1, "the token's own submits per second (0: no bucket; default: api.limits.user_rate)")
 	burst := create.Flags().Int("burst", 0, "the token's own burst (default: api.limits.user_burst)")
 	maxLive := create.Flags().Int("max-live", -1, "the token's own bound on submissions queued or running (0: none; default: the role's)")
+	runMaxLive := create.Flags().Int("run-max-live", -1, "the token's own bound on runs queued or running (0: none; default: api.limits.run_max_live_per_user)")
 	_ = create.MarkFlagRequired("name")
 	create.RunE = func(cmd *cobra.Command, _ []string) error {
 		if !slices.Contains(store.Roles, *role) {
@@ -75,8 +77,14 @@ through one token needs more than one contestant). Admins can do the same over t
 			}
 			nt.MaxLive = maxLive
 		}
-		if *role == "reader" && (nt.SubmitRate != nil || nt.SubmitBurst != nil || nt.MaxLive != nil) {
-			return fmt.Errorf("a reader token submits nothing: it takes no --rate, --burst or --max-live")
+		if cmd.Flags().Changed("run-max-live") {
+			if *runMaxLive < 0 {
+				return fmt.Errorf("--run-max-live %d: must not be negative", *runMaxLive)
+			}
+			nt.RunMaxLive = runMaxLive
+		}
+		if *role == "reader" && (nt.SubmitRate != nil || nt.SubmitBurst != nil || nt.MaxLive != nil || nt.RunMaxLive != nil) {
+			return fmt.Errorf("a reader token submits and runs nothing: it takes no --rate, --burst, --max-live or --run-max-live")
 		}
 		return withStore(cmd, func(ctx context.Context, db store.DB) error {
 			secret, _, err := store.CreateTokenWith(ctx, db, nt)
@@ -99,14 +107,14 @@ through one token needs more than one contestant). Admins can do the same over t
 					return err
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tNAME\tROLE\tRATE\tBURST\tMAX LIVE\tCREATED\tREVOKED")
+				fmt.Fprintln(tw, "ID\tNAME\tROLE\tRATE\tBURST\tMAX LIVE\tRUN MAX LIVE\tCREATED\tREVOKED")
 				for _, t := range toks {
 					revoked := "-"
 					if t.RevokedAt != nil {
 						revoked = t.RevokedAt.Format("2006-01-02 15:04")
 					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Role, orDefault(t.SubmitRate),
-						orDefault(t.SubmitBurst), orDefault(t.MaxLive), t.CreatedAt.Format("2006-01-02 15:04"), revoked)
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Role, orDefault(t.SubmitRate),
+						orDefault(t.SubmitBurst), orDefault(t.MaxLive), orDefault(t.RunMaxLive), t.CreatedAt.Format("2006-01-02 15:04"), revoked)
 				}
 				return tw.Flush()
 			})

@@ -54,15 +54,17 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, tok *store.
 		return errorf(http.StatusBadRequest, codeBadRequest, "submit_burst: %d not in 1..%d", *req.SubmitBurst, maxTokenBurst)
 	case req.MaxLive != nil && (*req.MaxLive < 0 || *req.MaxLive > maxTokenLive):
 		return errorf(http.StatusBadRequest, codeBadRequest, "max_live: %d not in 0..%d (0: no bound)", *req.MaxLive, maxTokenLive)
-	case req.Role == roleReader && (req.SubmitRate != nil || req.SubmitBurst != nil || req.MaxLive != nil):
-		return errorf(http.StatusBadRequest, codeBadRequest, "a reader token submits nothing: it takes no submit_rate, submit_burst or max_live")
+	case req.RunMaxLive != nil && (*req.RunMaxLive < 0 || *req.RunMaxLive > maxTokenLive):
+		return errorf(http.StatusBadRequest, codeBadRequest, "run_max_live: %d not in 0..%d (0: no bound)", *req.RunMaxLive, maxTokenLive)
+	case req.Role == roleReader && (req.SubmitRate != nil || req.SubmitBurst != nil || req.MaxLive != nil || req.RunMaxLive != nil):
+		return errorf(http.StatusBadRequest, codeBadRequest, "a reader token submits and runs nothing: it takes no submit_rate, submit_burst, max_live or run_max_live")
 	}
 	or, err := s.opsRequest(r, tok, req.DryRun)
 	if err != nil {
 		return err
 	}
 	created, err := s.ops.CreateToken(r.Context(), or, ops.TokenCreateParams{Name: req.Name, Role: req.Role,
-		SubmitRate: req.SubmitRate, SubmitBurst: req.SubmitBurst, MaxLive: req.MaxLive})
+		SubmitRate: req.SubmitRate, SubmitBurst: req.SubmitBurst, MaxLive: req.MaxLive, RunMaxLive: req.RunMaxLive})
 	if errors.Is(err, store.ErrTokenExists) {
 		return errorf(http.StatusConflict, codeConflict, "a token called %q exists (revoked tokens keep their names); choose another name", req.Name)
 	}
@@ -96,5 +98,5 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, tok *store.
 
 func tokenWire(t *store.Token) wire.Token {
 	return wire.Token{Name: t.Name, Role: t.Role, SubmitRate: t.SubmitRate, SubmitBurst: t.SubmitBurst, MaxLive: t.MaxLive,
-		CreatedAt: t.CreatedAt, CreatedBy: t.CreatedBy, RevokedAt: t.RevokedAt}
+		RunMaxLive: t.RunMaxLive, CreatedAt: t.CreatedAt, CreatedBy: t.CreatedBy, RevokedAt: t.RevokedAt}
 }

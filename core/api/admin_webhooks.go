@@ -53,6 +53,9 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, tok *stor
 	if err := webhook.ValidateURL(req.URL); err != nil {
 		return errorf(http.StatusBadRequest, codeBadRequest, "%v", err)
 	}
+	if err := webhook.CheckAddress(r.Context(), req.URL, s.cfg.Webhooks.AllowPrivate); err != nil {
+		return errorf(http.StatusBadRequest, codeBadRequest, "%v", err)
+	}
 	if len(req.Events) > maxWebhookEvents {
 		return errorf(http.StatusBadRequest, codeBadRequest, "events: %d types, at most %d", len(req.Events), maxWebhookEvents)
 	}

@@ -73,10 +73,14 @@ type Limits struct {
 	// RunRate and RunBurst are each token's bucket for runs (per second), apart from its
 	// submits' (a token with a submit_rate of its own, a site's, uses that for runs too);
 	// a rate of 0 disables it. RunMaxQueued refuses runs (429) while that many runs wait
-	// for a worker; 0 disables the cap.
-	RunRate      float64 `mapstructure:"run_rate"`
-	RunBurst     int     `mapstructure:"run_burst"`
-	RunMaxQueued int64   `mapstructure:"run_max_queued"`
+	// for a worker, to callers with a run among them (one with none is still accepted);
+	// 0 disables the cap. RunMaxLivePerUser bounds the runs a token (of any role) may
+	// have queued or running at once (429 too_many_live beyond; a token's own
+	// run_max_live replaces it); 0: no bound.
+	RunRate           float64 `mapstructure:"run_rate"`
+	RunBurst          int     `mapstructure:"run_burst"`
+	RunMaxQueued      int64   `mapstructure:"run_max_queued"`
+	RunMaxLivePerUser int     `mapstructure:"run_max_live_per_user"`
 	// AuthCacheTTL is how long a token lookup is reused (a revoked token stops working
 	// within this delay); 0 looks every request up.
 	AuthCacheTTL time.Duration `mapstructure:"auth_cache_ttl"`
@@ -91,7 +95,8 @@ func DefaultConfig() Config {
 
 // DefaultLimits returns the default limits: 64 KiB sources, 256 MiB packages, 2 submits/s
 // per user (burst 10), 500/s in all (burst 1000), 20 live submissions per user token,
-// at most 50,000 queued or 10 minutes of queue, waits capped at 10 s, 3 attempts.
+// at most 50,000 queued or 10 minutes of queue, waits capped at 10 s, 3 attempts; runs
+// 2/s (burst 10), 3 live per token, 1,000 waiting.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxSourceBytes:     64 << 10,
@@ -115,6 +120,7 @@ func DefaultLimits() Limits {
 		RunRate:            2,
 		RunBurst:           10,
 		RunMaxQueued:       1000,
+		RunMaxLivePerUser:  3,
 	}
 }
 
@@ -181,6 +187,8 @@ func (l Limits) Validate() error {
 		return errors.New("api.limits.run_burst: must be at least 1 when run_rate is set")
 	case l.RunMaxQueued < 0:
 		return errors.New("api.limits.run_max_queued: must not be negative")
+	case l.RunMaxLivePerUser < 0:
+		return errors.New("api.limits.run_max_live_per_user: must not be negative")
 	case l.AuthCacheTTL < 0:
 		return errors.New("api.limits.auth_cache_ttl: must not be negative")
 	}

@@ -55,7 +55,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		submits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "oj_api_submits_total",
 			Help: "Submit outcomes: accepted, replayed, rate_limited, backlog, rejected, unavailable."}, []string{"outcome"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "oj_api_runs_total",
-			Help: "Run outcomes: accepted, rate_limited, backlog, rejected, unavailable."}, []string{"outcome"}),
+			Help: "Run outcomes: accepted, rate_limited, live_limit, backlog, rejected, unavailable."}, []string{"outcome"}),
 	}
 	reg.MustRegister(m.requests, m.latency, m.submits, m.runs)
 	return m

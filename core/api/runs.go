@@ -16,8 +16,10 @@ import (
 
 // Runs: the Run button. A run is a program on the caller's own inputs, with no problem
 // and no verdict, stored and judged along the submissions' durable path on lane run
-// (store.SubmitRun). It has its own token bucket (run_rate, run_burst) and a cap on the
-// runs waiting (run_max_queued), so runs and submits never spend each other's budget.
+// (store.SubmitRun). It has its own token bucket (run_rate, run_burst), a bound on each
+// token's runs queued or running (run_max_live_per_user) and a cap on the runs waiting
+// (run_max_queued, which refuses only callers with a run waiting), so runs and submits
+// never spend each other's budget and one token never takes the whole run lane.
 
 const keyMaxStdin = "runs.max_stdin_bytes"
 
@@ -133,11 +135,22 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, tok *store.Token) e
 	spec, _ := s.cfg.Runs.Spec(runInputs(req), timeMS, memMB)
 	id, err := store.SubmitRun(r.Context(), s.d.DB, store.NewRun{OwnerID: &tok.ID, Language: lg.ID, Source: req.Source,
 		Spec: spec, MaxAttempts: s.lim.MaxAttempts, TraceID: infoFrom(r.Context()).traceID, Metadata: req.Metadata,
-		MaxQueued: s.lim.RunMaxQueued})
+		MaxQueued: s.lim.RunMaxQueued, MaxLive: s.runMaxLive(tok)})
 	if be := (*store.RunsBacklogError)(nil); errors.As(err, &be) {
 		s.metrics.runs.WithLabelValues("backlog").Inc()
 		return &apiError{status: http.StatusTooManyRequests, code: codeBacklog, retryAfter: 5 * time.Second,
-			msg: fmt.Sprintf("%d runs are waiting for a worker, the most there may be (api.limits.run_max_queued); run again shortly", be.Queued)}
+			msg: fmt.Sprintf("%d runs are waiting for a worker, the most there may be (api.limits.run_max_queued), and %d of them are yours; "+
+				"run again once yours has run (callers with no run waiting are still accepted)", be.Queued, be.Mine)}
+	}
+	if le := (*store.RunsLiveError)(nil); errors.As(err, &le) {
+		s.metrics.runs.WithLabelValues("live_limit").Inc()
+		key := "api.limits.run_max_live_per_user"
+		if tok.RunMaxLive != nil {
+			key = "the token's own run_max_live"
+		}
+		return &apiError{status: http.StatusTooManyRequests, code: codeTooManyLive, retryAfter: 2 * time.Second,
+			msg: fmt.Sprintf("you have %d runs queued or running, the most a token may have (%d, %s); run again when one has finished",
+				le.Queued+le.Running, le.Limit, key)}
 	}
 	if err != nil {
 		s.metrics.runs.WithLabelValues("unavailable").Inc()
@@ -163,6 +176,15 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, tok *store.Token) e
 	writeJSON(w, http.StatusAccepted, wire.RunAccepted{ID: id, State: string(state),
 		Limits: runLimits(spec), Clamped: nonNilStrings(spec.Clamped)})
 	return nil
+}
+
+// runMaxLive is tok's bound on its runs queued or running: its own, or the configured
+// one.
+func (s *Server) runMaxLive(tok *store.Token) int {
+	if tok.RunMaxLive != nil {
+		return *tok.RunMaxLive
+	}
+	return s.lim.RunMaxLivePerUser
 }
 
 // getRun is GET /api/v1/runs/{id}: the run, to its owner and to admins; 404 to anybody

@@ -37,3 +37,6 @@ func (d *Dispatcher) SendWebhooksOnce(ctx context.Context) (int, error) {
 
 // Name is the dispatcher's name on its leases.
 func (d *Dispatcher) Name() string { return d.name }
+
+// SendLoop runs the webhook senders alone until ctx ends.
+func (d *Dispatcher) SendLoop(ctx context.Context) { d.sendLoop(ctx) }

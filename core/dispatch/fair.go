@@ -14,10 +14,12 @@ import (
 // in that order. If every committed job went into it at once, one user's thousand
 // submissions would stand in front of everybody else's for as long as they take. So job
 // rows wait in the outbox, ordered by their fair tags (store: one past their owner's
-// previous tag, never below the lane's head), and the relay releases into each lane only
-// as many as keep its workers busy: the lane's window. A newcomer's submission takes the
-// head's tag and is among the next released; what stands before it in the stream is at
-// most the window.
+// previous tag, never below the lane's fair clock, the tag released last), and the relay
+// releases into each lane only as many as keep its workers busy: the lane's window. A
+// newcomer's submission takes the clock's tag and is the next released, ahead of the
+// next row of every owner already served; what stands before it in the stream is at
+// most the window. The Run lane is released the same way, so one user's runs hold
+// another's first run behind at most one run per slot.
 //
 // The window of a lane is the slots its live active workers announced (refreshed every
 // capacityRefresh, capable.go; each one a submission judged at once) plus what the lane consumes in dispatcher.fair_lookahead at its recent

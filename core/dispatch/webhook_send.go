@@ -20,8 +20,13 @@ import (
 // nothing for it: the delivery is due again when its lease ends, and the receiver may
 // see its webhook-id twice — never none.
 //
-// Order: deliveries are claimed oldest due first and tried concurrently, so one
-// endpoint's events may arrive out of feed order (and a retried one after later ones).
+// Shares: each endpoint holds at most webhooks.concurrency_per_endpoint tries in flight,
+// and due deliveries are claimed round-robin across endpoints (store), so a receiver that
+// is slow, failing or never answers ties up at most its share of the senders and every
+// other endpoint's retries go on meanwhile.
+//
+// Order: an endpoint's deliveries are claimed oldest due first and tried concurrently, so
+// one endpoint's events may arrive out of feed order (and a retried one after later ones).
 // Each body carries its event's id (the feed cursor) and the submission's state and
 // attempt, which order them.
 
@@ -97,7 +102,8 @@ func (d *Dispatcher) sendLoop(ctx context.Context) {
 }
 
 func claimWebhooks(ctx context.Context, d *Dispatcher, limit int) ([]store.ClaimedDelivery, error) {
-	return store.ClaimWebhookDeliveries(ctx, d.db, d.name, d.clock.Now(), d.cfg.Webhooks.Lease, limit)
+	return store.ClaimWebhookDeliveries(ctx, d.db, d.name, d.clock.Now(), d.cfg.Webhooks.Lease, limit,
+		d.cfg.Webhooks.ConcurrencyPerEndpoint)
 }
 
 // tryDelivery makes one try of c and decides what becomes of the delivery. ok is false

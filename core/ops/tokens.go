@@ -14,6 +14,7 @@ type TokenCreateParams struct {
 	SubmitRate  *float64 `json:"submit_rate,omitempty"`
 	SubmitBurst *int     `json:"submit_burst,omitempty"`
 	MaxLive     *int     `json:"max_live,omitempty"`
+	RunMaxLive  *int     `json:"run_max_live,omitempty"`
 }
 
 // TokenCreateCounts counts what a token creation did, or in a dry run would do.
@@ -37,7 +38,7 @@ func (o *Ops) CreateToken(ctx context.Context, req Request, p TokenCreateParams)
 	var out CreatedToken
 	counts, err := audited(ctx, o, req, ActionTokenCreate, p, true, func(ctx context.Context, db store.DB) (TokenCreateCounts, error) {
 		secret, tok, err := store.CreateTokenWith(ctx, db, store.NewToken{Name: p.Name, Role: p.Role,
-			SubmitRate: p.SubmitRate, SubmitBurst: p.SubmitBurst, MaxLive: p.MaxLive, CreatedBy: req.Actor})
+			SubmitRate: p.SubmitRate, SubmitBurst: p.SubmitBurst, MaxLive: p.MaxLive, RunMaxLive: p.RunMaxLive, CreatedBy: req.Actor})
 		if err != nil {
 			return TokenCreateCounts{}, err
 		}

@@ -33,16 +33,20 @@ func enqueue(ctx context.Context, db DB, kind, lane, submissionID, traceID strin
 
 // enqueueJobSQL writes a job row with its fair tag (start-time fair queueing, see
 // 00005_fair_queue.sql): one past the owner's last queued tag in the lane, but never
-// below the lane's head (the smallest queued tag). An owner with nothing queued is thus
-// next after the head, however much another owner has queued; an owner's own rows keep
-// their order. Two submits of one owner racing may draw the same tag: the id breaks the
-// tie, as for any two owners. The row carries the submission's language, by which the
-// relay holds it back while no live worker runs it (ClaimLaneJobs).
+// below the lane's fair clock (00013: the largest tag released into the lane, or, before
+// the first release, the smallest queued tag). An owner with nothing queued thus takes
+// the tag of what was released last: its row is released next, ahead of the next row of
+// every owner already served, however much another owner has queued — with one slot, it
+// waits behind the row being judged and nothing else. An owner's own rows keep their
+// order. Two submits of one owner racing may draw the same tag: the id breaks the tie,
+// as for any two owners. The row carries the submission's language, by which the relay
+// holds it back while no live worker runs it (ClaimLaneJobs).
 const enqueueJobSQL = `
 INSERT INTO outbox (kind, lane, submission_id, trace_id, available_at, owner_key, language, fair_tag)
 SELECT $1::text, $2::text, s.id, $4::text, now() + $5 * interval '1 microsecond', coalesce(s.owner_id, 0), s.language,
        greatest(
-           coalesce((SELECT o.fair_tag FROM outbox o
+           coalesce((SELECT f.released_tag FROM lane_fair f WHERE f.lane = $2),
+                    (SELECT o.fair_tag FROM outbox o
                       WHERE o.lane = $2 AND o.kind = 'job' AND o.delivered_at IS NULL AND o.fair_tag IS NOT NULL
                       ORDER BY o.fair_tag LIMIT 1), 0),
            coalesce((SELECT o.fair_tag + 1 FROM outbox o
@@ -104,13 +108,20 @@ func ClaimOutbox(ctx context.Context, db DB, limit int) ([]OutboxRow, error) {
 // ClaimLaneJobs locks up to limit due job rows of lane in fair order: rows without a tag
 // (written before fair release existed, or re-driven after Redis lost them) first, then
 // by tag, then by id. With languages not nil, only rows in one of them (or of no recorded
-// language) are taken: the others wait for a worker that runs theirs. Run it like
-// ClaimOutbox.
+// language) are taken: the others wait for a worker that runs theirs. It moves the
+// lane's fair clock to the largest tag it takes (never back: a row whose XADD fails and
+// is retried keeps its smaller tag and goes first). Run it like ClaimOutbox.
 func ClaimLaneJobs(ctx context.Context, db DB, lane job.Lane, limit int, languages []string) ([]OutboxRow, error) {
-	return queryOutbox(ctx, db, "claim lane jobs", `SELECT `+outboxColumns+` FROM outbox
-		WHERE lane = $1 AND kind = 'job' AND delivered_at IS NULL AND available_at <= now()
-		  AND ($3::text[] IS NULL OR language = '' OR language = ANY($3::text[]))
-		ORDER BY fair_tag NULLS FIRST, id LIMIT $2 FOR UPDATE SKIP LOCKED`, string(lane), limit, languages)
+	return queryOutbox(ctx, db, "claim lane jobs", `WITH c AS (
+		    SELECT `+outboxColumns+`, fair_tag FROM outbox
+		     WHERE lane = $1 AND kind = 'job' AND delivered_at IS NULL AND available_at <= now()
+		       AND ($3::text[] IS NULL OR language = '' OR language = ANY($3::text[]))
+		     ORDER BY fair_tag NULLS FIRST, id LIMIT $2 FOR UPDATE SKIP LOCKED
+		), clock AS (
+		    INSERT INTO lane_fair (lane, released_tag) SELECT $1, max(fair_tag) FROM c HAVING max(fair_tag) IS NOT NULL
+		    ON CONFLICT (lane) DO UPDATE SET released_tag = greatest(lane_fair.released_tag, excluded.released_tag)
+		)
+		SELECT `+outboxColumns+` FROM c ORDER BY fair_tag NULLS FIRST, id`, string(lane), limit, languages)
 }
 
 // LanguageQueue is the job rows of one lane and language not yet released.

@@ -22,17 +22,69 @@ type NewRun struct {
 	TraceID     string
 	Metadata    map[string]string
 	// MaxQueued, when > 0, refuses the run (a *RunsBacklogError) while that many runs are
-	// queued already, decided in the run's own transaction.
+	// queued already and its owner has one of them: an owner with nothing queued is
+	// accepted all the same, so that the runs of a few never shut everybody else out.
+	// A run without an owner is refused at the cap.
 	MaxQueued int64
+	// MaxLive, when > 0, refuses the run (a *RunsLiveError) while its owner has that many
+	// runs queued or running.
+	MaxLive int
 }
 
-// RunsBacklogError is a run refused because Queued runs wait, Limit being the cap.
+// RunsBacklogError is a run refused because Queued runs wait, Limit being the cap, and
+// its owner has Mine of them.
 type RunsBacklogError struct {
-	Queued, Limit int64
+	Queued, Limit, Mine int64
 }
 
 func (e *RunsBacklogError) Error() string {
-	return fmt.Sprintf("%d runs are queued, the cap is %d", e.Queued, e.Limit)
+	return fmt.Sprintf("%d runs are queued (%d of them the owner's), the cap is %d", e.Queued, e.Mine, e.Limit)
+}
+
+// RunsLiveError is a run refused because its owner has Queued and Running runs, Limit
+// (NewRun.MaxLive) in all.
+type RunsLiveError struct {
+	Queued, Running, Limit int
+}
+
+func (e *RunsLiveError) Error() string {
+	return fmt.Sprintf("owner has %d runs queued or running, the limit is %d", e.Queued+e.Running, e.Limit)
+}
+
+// checkRunBounds applies n's bounds, in tx. An owner's runs take turns here, under a
+// lock of the owner's (its own class, apart from the submits'), so that concurrent runs
+// of one owner cannot both pass its bound; the global count is read without a lock:
+// runs of different owners may pass the cap by a few, which a backlog bound can live
+// with.
+func checkRunBounds(ctx context.Context, tx pgx.Tx, n NewRun) error {
+	if n.MaxLive <= 0 && n.MaxQueued <= 0 {
+		return nil
+	}
+	var mine, running int
+	if n.OwnerID != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(28524, ($1 % 2147483647)::int)`, *n.OwnerID); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'queued'), count(*) FILTER (WHERE state = 'running')
+			  FROM submissions WHERE owner_id = $1 AND state IN ('queued', 'running') AND kind = 'run'`, *n.OwnerID).
+			Scan(&mine, &running); err != nil {
+			return err
+		}
+		if n.MaxLive > 0 && mine+running >= n.MaxLive {
+			return &RunsLiveError{Queued: mine, Running: running, Limit: n.MaxLive}
+		}
+	}
+	if n.MaxQueued <= 0 || (n.OwnerID != nil && mine == 0) {
+		return nil
+	}
+	queued, err := QueuedRuns(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if queued >= n.MaxQueued {
+		return &RunsBacklogError{Queued: queued, Limit: n.MaxQueued, Mine: int64(mine)}
+	}
+	return nil
 }
 
 const insertRunSQL = `
@@ -61,16 +113,8 @@ func SubmitRun(ctx context.Context, db DB, n NewRun) (string, error) {
 		return "", fmt.Errorf("submit run: %w", err)
 	}
 	err = InTx(ctx, db, func(tx pgx.Tx) error {
-		if n.MaxQueued > 0 {
-			// Counted without a lock: concurrent runs may pass the cap by a few, which
-			// a backlog bound can live with.
-			queued, err := QueuedRuns(ctx, tx)
-			if err != nil {
-				return err
-			}
-			if queued >= n.MaxQueued {
-				return &RunsBacklogError{Queued: queued, Limit: n.MaxQueued}
-			}
+		if err := checkRunBounds(ctx, tx, n); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, insertRunSQL, id.String(), n.OwnerID, n.Language, n.Source, n.MaxAttempts,
 			n.TraceID, meta, spec); err != nil {
@@ -123,14 +167,17 @@ func GetRun(ctx context.Context, db DB, id string) (*Submission, error) {
 	return s, nil
 }
 
-// pruneRunsSQL deletes the oldest runs made before the cutoff, at most $2 of them, with
-// their outbox and history rows (which reference them). A run still running is kept until
-// it ends: its worker would otherwise write back to nothing and log a fence error. Runs
-// never have dead letters or feed events.
+// pruneRunsSQL deletes the oldest finished runs made and ended before the cutoff, at
+// most $2 of them, with their outbox and history rows (which reference them). Only an
+// ended run goes: a queued one is still owed its judgment (and its owner its result),
+// and a running one's worker would otherwise write back to nothing. One that waited
+// long keeps the whole retention after its end, for its owner to read. Runs never have
+// dead letters or feed events.
 const pruneRunsSQL = `
 WITH victims AS (
     SELECT id FROM submissions
-     WHERE kind = 'run' AND created_at < $1 AND state <> 'running'
+     WHERE kind = 'run' AND created_at < $1 AND state IN ('finished', 'dead', 'canceled')
+       AND (finished_at IS NULL OR finished_at < $1)
      ORDER BY created_at, id LIMIT $2
        FOR UPDATE SKIP LOCKED
 ), o AS (
@@ -140,7 +187,8 @@ WITH victims AS (
 )
 DELETE FROM submissions WHERE id IN (SELECT id FROM victims)`
 
-// PruneRuns deletes up to limit runs older than retention (by now) and returns how many.
+// PruneRuns deletes up to limit ended runs older than retention (by now) and returns how
+// many.
 func PruneRuns(ctx context.Context, db DB, retention time.Duration, now time.Time, limit int) (int, error) {
 	tag, err := db.Exec(ctx, pruneRunsSQL, now.Add(-retention), limit)
 	if err != nil {

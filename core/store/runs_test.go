@@ -104,3 +104,46 @@ func TestRunsAreScratch(t *testing.T) {
 		t.Fatalf("the submission after pruning: %v", err)
 	}
 }
+
+// Retention deletes only ended runs: a queued run and a running one older than the
+// retention survive the prune (each is still owed its judgment), and a finished one goes.
+func TestRunRetentionKeepsUnfinishedRuns(t *testing.T) {
+	t.Parallel()
+	db := testenv.DB(t)
+	ctx := context.Background()
+	spec, _ := job.DefaultRunsConfig().Spec([]string{""}, 0, 0)
+	submit := func() string {
+		id, err := store.SubmitRun(ctx, db, store.NewRun{Language: "python3", Source: "print(1)", Spec: spec, TraceID: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	queued, running, finished := submit(), submit(), submit()
+	now := time.Now()
+	res, err := store.ClaimBatch(ctx, db, []string{running, finished}, "w", now, time.Hour, nil)
+	if err != nil || res[0].Outcome != store.Claimed || res[1].Outcome != store.Claimed {
+		t.Fatalf("claim: %+v %v", res, err)
+	}
+	errs, err := store.FinalizeBatch(ctx, db, "w", []store.Result{{Lease: store.Lease{ID: finished, Attempt: res[1].Task.Attempt},
+		Outcome: job.Outcome{Runs: []job.RunResult{{Index: 1, Status: job.RunOK}}}}}, now)
+	if err != nil || errs[0] != nil {
+		t.Fatalf("finalize: %v %v", errs, err)
+	}
+	later := now.Add(3 * time.Hour)
+	if n, err := store.PruneRuns(ctx, db, time.Hour, later, 100); err != nil || n != 1 {
+		t.Fatalf("prune: %d %v, want the finished run alone", n, err)
+	}
+	for _, id := range []string{queued, running} {
+		got, err := store.GetRun(ctx, db, id)
+		if err != nil {
+			t.Fatalf("run %s (not ended) after the prune: %v", id, err)
+		}
+		if got.State.Terminal() {
+			t.Fatalf("run %s: %s", id, got.State)
+		}
+	}
+	if _, err := store.GetRun(ctx, db, finished); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the finished run after the prune: %v", err)
+	}
+}

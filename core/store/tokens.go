@@ -15,8 +15,8 @@ import (
 )
 
 // Token is an API token's record; the secret itself is never stored, only its SHA-256.
-// SubmitRate, SubmitBurst and MaxLive are the token's own submit bounds (nil: the
-// configured defaults).
+// SubmitRate, SubmitBurst and MaxLive are the token's own submit bounds, RunMaxLive its
+// own bound on its runs (nil: the configured defaults).
 type Token struct {
 	ID          int64
 	Name        string
@@ -24,6 +24,7 @@ type Token struct {
 	SubmitRate  *float64
 	SubmitBurst *int
 	MaxLive     *int
+	RunMaxLive  *int
 	CreatedBy   string
 	CreatedAt   time.Time
 	RevokedAt   *time.Time
@@ -39,6 +40,7 @@ type NewToken struct {
 	SubmitRate  *float64
 	SubmitBurst *int
 	MaxLive     *int
+	RunMaxLive  *int
 	CreatedBy   string
 }
 
@@ -69,9 +71,9 @@ func CreateTokenWith(ctx context.Context, db DB, t NewToken) (string, *Token, er
 		return "", nil, fmt.Errorf("create token: %w", err)
 	}
 	secret := "oj_" + hex.EncodeToString(b)
-	tok, err := scanToken(db.QueryRow(ctx, `INSERT INTO api_tokens (name, role, hash, submit_rate, submit_burst, max_live, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+tokenColumns,
-		Text(t.Name), t.Role, HashToken(secret), t.SubmitRate, t.SubmitBurst, t.MaxLive, Text(t.CreatedBy)))
+	tok, err := scanToken(db.QueryRow(ctx, `INSERT INTO api_tokens (name, role, hash, submit_rate, submit_burst, max_live, run_max_live, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+tokenColumns,
+		Text(t.Name), t.Role, HashToken(secret), t.SubmitRate, t.SubmitBurst, t.MaxLive, t.RunMaxLive, Text(t.CreatedBy)))
 	if err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "23505" {
@@ -82,11 +84,11 @@ func CreateTokenWith(ctx context.Context, db DB, t NewToken) (string, *Token, er
 	return secret, tok, nil
 }
 
-const tokenColumns = `id, name, role, submit_rate, submit_burst, max_live, created_by, created_at, revoked_at`
+const tokenColumns = `id, name, role, submit_rate, submit_burst, max_live, run_max_live, created_by, created_at, revoked_at`
 
 func scanToken(row pgx.Row) (*Token, error) {
 	var t Token
-	if err := row.Scan(&t.ID, &t.Name, &t.Role, &t.SubmitRate, &t.SubmitBurst, &t.MaxLive, &t.CreatedBy,
+	if err := row.Scan(&t.ID, &t.Name, &t.Role, &t.SubmitRate, &t.SubmitBurst, &t.MaxLive, &t.RunMaxLive, &t.CreatedBy,
 		&t.CreatedAt, &t.RevokedAt); err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func Authenticate(ctx context.Context, db DB, secret string) (*Token, error) {
 // ListTokens lists every token, revoked ones included.
 func ListTokens(ctx context.Context, db DB) ([]Token, error) {
 	scan := func(rows pgx.Row, t *Token) error {
-		return rows.Scan(&t.ID, &t.Name, &t.Role, &t.SubmitRate, &t.SubmitBurst, &t.MaxLive, &t.CreatedBy,
+		return rows.Scan(&t.ID, &t.Name, &t.Role, &t.SubmitRate, &t.SubmitBurst, &t.MaxLive, &t.RunMaxLive, &t.CreatedBy,
 			&t.CreatedAt, &t.RevokedAt)
 	}
 	return queryAll(ctx, db, "list tokens", scan, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id`)

@@ -20,6 +20,10 @@ type Config struct {
 	Schedule []time.Duration `mapstructure:"schedule"`
 	// Concurrency is how many tries run at once.
 	Concurrency int `mapstructure:"concurrency"`
+	// ConcurrencyPerEndpoint is how many tries one endpoint may have in flight at once,
+	// over all dispatchers: a receiver that is slow or never answers holds at most this
+	// many of the senders, and the others go on with the other endpoints.
+	ConcurrencyPerEndpoint int `mapstructure:"concurrency_per_endpoint"`
 	// Lease is how long a claimed delivery belongs to its dispatcher: one killed
 	// mid-try leaves the delivery to be tried again this long after the claim. The
 	// fan-out holds a page this long too, at most 15 s.
@@ -41,21 +45,23 @@ type Config struct {
 	RotationGrace time.Duration `mapstructure:"rotation_grace"`
 }
 
-// DefaultConfig returns the defaults: 10 s tries, 16 at once, retried for about three
-// days (5s, 1m, 5m, 30m, 2h, 5h, then 10h seven times: 77h36m05s).
+// DefaultConfig returns the defaults: 10 s tries, 16 at once and 4 at once to one
+// endpoint, retried for about three days (5s, 1m, 5m, 30m, 2h, 5h, then 10h seven
+// times: 77h36m05s).
 func DefaultConfig() Config {
 	return Config{
 		Timeout: 10 * time.Second,
 		Schedule: []time.Duration{5 * time.Second, time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour,
 			5 * time.Hour, 10 * time.Hour, 10 * time.Hour, 10 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 			10 * time.Hour, 10 * time.Hour},
-		Concurrency:      16,
-		Lease:            time.Minute,
-		MaxResponseBytes: 4096,
-		FanoutBatch:      500,
-		PollInterval:     time.Second,
-		Retention:        7 * 24 * time.Hour,
-		RotationGrace:    24 * time.Hour,
+		Concurrency:            16,
+		ConcurrencyPerEndpoint: 4,
+		Lease:                  time.Minute,
+		MaxResponseBytes:       4096,
+		FanoutBatch:            500,
+		PollInterval:           time.Second,
+		Retention:              7 * 24 * time.Hour,
+		RotationGrace:          24 * time.Hour,
 	}
 }
 
@@ -77,6 +83,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("webhooks.schedule: %d steps, want 1 to 100", len(c.Schedule))
 	case c.Concurrency < 1 || c.Concurrency > 1024:
 		return fmt.Errorf("webhooks.concurrency: %d not in 1..1024", c.Concurrency)
+	case c.ConcurrencyPerEndpoint < 1 || c.ConcurrencyPerEndpoint > c.Concurrency:
+		return fmt.Errorf("webhooks.concurrency_per_endpoint: %d not in 1..%d (webhooks.concurrency)", c.ConcurrencyPerEndpoint, c.Concurrency)
 	case c.Lease < 2*c.Timeout:
 		return fmt.Errorf("webhooks.lease: %v is under twice webhooks.timeout (%v): a try would outlive its lease", c.Lease, c.Timeout)
 	case c.MaxResponseBytes < 0 || c.MaxResponseBytes > 1<<20:

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrRefusedAddress is a dial the guard refused; errors.Is finds it in a try's error.
@@ -118,6 +120,46 @@ func ValidateURL(raw string) error {
 		}
 	}
 	return nil
+}
+
+// lookupWait bounds the registration's DNS lookup of an endpoint's host.
+const lookupWait = 2 * time.Second
+
+// CheckAddress tells at registration what the guard would tell every try: an error when
+// rawURL's host is an address the guard refuses, or a name whose addresses it all
+// refuses (localhost, a name of the private network), unless allowPrivate. A name that
+// does not resolve now passes: its addresses are checked when dialled, as always (a
+// name's address may change after registration). rawURL has passed ValidateURL.
+func CheckAddress(ctx context.Context, rawURL string, allowPrivate bool) error {
+	if allowPrivate {
+		return nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return fmt.Errorf("url: %v", err)
+	}
+	host := u.Hostname()
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, lookupWait)
+		defer cancel()
+		if addrs, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host); err != nil || len(addrs) == 0 {
+			return nil
+		}
+	}
+	var why []string
+	for _, a := range addrs {
+		w := Refusal(a)
+		if w == "" {
+			return nil // one address the tries may use
+		}
+		why = append(why, fmt.Sprintf("%s is %s", a.Unmap(), w))
+	}
+	return fmt.Errorf("url %q: %s: every delivery to it would be refused, since webhooks.allow_private is off "+
+		"(true lets webhooks reach loopback, private and link-local addresses: a receiver on the judge's own network)",
+		clip(rawURL), strings.Join(why, "; "))
 }
 
 func clip(s string) string {

@@ -60,6 +60,9 @@ func (g *steppedJudge) Judge(ctx context.Context, t job.Task) (job.Outcome, erro
 	case <-ctx.Done():
 		return job.Outcome{}, ctx.Err()
 	}
+	if t.Kind == job.KindRun {
+		return job.Outcome{Runs: []job.RunResult{{Index: 1, Status: job.RunOK}}}, nil
+	}
 	return job.Outcome{Verdict: job.VerdictAC, Score: 100}, nil
 }
 
@@ -72,8 +75,9 @@ func (g *steppedJudge) order() []string {
 // One user's flood does not starve another: with 40 of alice's submissions queued on a
 // lane with 2 slots, bob's one submission takes the first slot that frees after his
 // submit (the window holds what the workers hold: nothing of alice's waits in the
-// stream while every slot is busy), behind at most the one of alice's his fair tag tied
-// with — not after all 40. Counted in judgments, not time:
+// stream while every slot is busy, and his fair tag is the lane's clock, the tag of
+// what was released last: ahead of all of alice's still queued) — not after all 40.
+// Counted in judgments, not time:
 // every judgment ends only when the test lets it.
 func TestFairReleaseBoundsAnotherUsersWait(t *testing.T) {
 	t.Parallel()
@@ -124,8 +128,8 @@ func TestFairReleaseBoundsAnotherUsersWait(t *testing.T) {
 			order := g.order()
 			ahead := len(order) - 1 - before // alice's judgments started after bob's submit, before his
 			t.Logf("%s: %d of alice's judgments started between bob's submit and his judgment", tc.name, ahead)
-			if tc.fair && ahead > 1 {
-				t.Fatalf("bob waited for %d of alice's judgments to start, want at most 1 (the one his tag tied with)", ahead)
+			if tc.fair && ahead > 0 {
+				t.Fatalf("bob waited for %d of alice's judgments to start, want none: only for a slot to free", ahead)
 			}
 			if !tc.fair && ahead < len(flood)-2*slots {
 				t.Fatalf("without fair release bob waited for only %d of alice's judgments: the test does not show the flood", ahead)
@@ -141,6 +145,87 @@ func TestFairReleaseBoundsAnotherUsersWait(t *testing.T) {
 				}
 			}()
 			h.waitTerminal(append(flood, mine), 60*time.Second)
+		})
+	}
+}
+
+// ownerRun stores a run of owner, as the API does.
+func (h *harness) ownerRun(owner int64) string {
+	h.t.Helper()
+	spec := job.RunSpec{Stdins: []string{""}, TimeMS: 1000, MemoryMB: 64, OutputBytes: 1024}
+	id, err := store.SubmitRun(context.Background(), h.db, store.NewRun{OwnerID: &owner, Language: "python3",
+		Source: "print(1)", Spec: spec, TraceID: testenv.RandomName("fair-run-")})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}
+
+// The Run lane is shared fairly across owners: five of alice's runs are queued first, the
+// lane has one slot, and bob's one run waits behind at most one run (the slot's) — it is
+// judged before alice's 2nd to 5th, whether bob runs before anything was released or
+// while alice's first is being run. Counted in runs started, not time.
+func TestFairReleaseOfRunsAcrossOwners(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// afterFirst: bob runs once alice's first holds the slot.
+		afterFirst bool
+	}{{"bob runs while alice's first is run", true}, {"bob runs before the lane starts", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, testenv.PostgresURL(t), testenv.RedisAddr(t), nil)
+			h.dcfg.FairLookahead = 0 // the window is the slot alone, whatever the pace
+			h.disp = dispatch.New(h.dcfg, h.db, h.streams, h.clock, h.log, dispatch.NewMetrics(nil))
+			alice, bob := h.tokenID(testenv.RandomName("alice-")), h.tokenID(testenv.RandomName("bob-"))
+			cfg := testWorkerConfig("fair-runs")
+			cfg.Concurrency = map[string]int{"run": 1}
+			g := newSteppedJudge()
+			h.run(h.newWorker(cfg, g, nil).Run)
+			waitFor(t, func() bool { return h.count(`SELECT count(*) FROM workers`) == 1 })
+			var hers []string
+			for range 5 {
+				hers = append(hers, h.ownerRun(alice))
+			}
+			var his string
+			if !tc.afterFirst {
+				his = h.ownerRun(bob)
+			}
+			h.startDispatcher()
+			<-g.begun // the slot holds one run
+			if tc.afterFirst {
+				his = h.ownerRun(bob)
+			}
+			// Let one run end at a time until bob's has started.
+			for ended := 0; ; ended++ {
+				order := g.order()
+				if order[len(order)-1] == his {
+					break
+				}
+				if ended > len(hers) {
+					t.Fatalf("bob's run never started: order %v", order)
+				}
+				g.step <- struct{}{}
+				<-g.begun
+			}
+			order := g.order()
+			if len(order) > 2 {
+				t.Fatalf("bob's run started after %d runs of alice's, want at most 1 (the slot's): order %v, alice's %v",
+					len(order)-1, order, hers)
+			}
+			if order[0] != hers[0] {
+				t.Fatalf("the first run started is %s, want alice's first %s", order[0], hers[0])
+			}
+			go func() {
+				for {
+					select {
+					case g.step <- struct{}{}:
+					case <-time.After(30 * time.Second):
+						return
+					}
+				}
+			}()
+			h.waitTerminal(append(hers, his), 60*time.Second)
 		})
 	}
 }

@@ -121,6 +121,7 @@ func New(t testing.TB, o Options) *Env {
 	dcfg.ReconcileAfter = 2 * time.Second
 	dcfg.RetryBase = 10 * time.Millisecond
 	dcfg.RetryMax = 200 * time.Millisecond
+	dcfg.Webhooks.AllowPrivate = true // the tests' receivers are on 127.0.0.1
 	if o.Dispatcher != nil {
 		o.Dispatcher(&dcfg)
 	}
@@ -135,6 +136,7 @@ func New(t testing.TB, o Options) *Env {
 		t.Fatal(err)
 	}
 	cfg := api.DefaultConfig()
+	cfg.Webhooks = dcfg.Webhooks // one "webhooks" section, as ojd reads it
 	cfg.Limits = Limits()
 	if o.Limits != nil {
 		o.Limits(&cfg.Limits)

@@ -6,14 +6,16 @@ import (
 )
 
 // Token is an API token as admins see it (never its secret, which is shown once, at
-// creation). SubmitRate, SubmitBurst and MaxLive are the token's own submit bounds; null
-// means the configured default (api.limits.user_rate, user_burst, max_live_per_user).
+// creation). SubmitRate, SubmitBurst and MaxLive are the token's own submit bounds,
+// RunMaxLive its own bound on its runs queued or running; null means the configured
+// default (api.limits.user_rate, user_burst, max_live_per_user, run_max_live_per_user).
 type Token struct {
 	Name        string     `json:"name"`
 	Role        string     `json:"role"`
 	SubmitRate  *float64   `json:"submit_rate"`
 	SubmitBurst *int       `json:"submit_burst"`
 	MaxLive     *int       `json:"max_live"`
+	RunMaxLive  *int       `json:"run_max_live"`
 	CreatedAt   time.Time  `json:"created_at"`
 	CreatedBy   string     `json:"created_by"`
 	RevokedAt   *time.Time `json:"revoked_at"`
@@ -31,6 +33,7 @@ type TokenCreateRequest struct {
 	SubmitRate  *float64 `json:"submit_rate,omitempty"`
 	SubmitBurst *int     `json:"submit_burst,omitempty"`
 	MaxLive     *int     `json:"max_live,omitempty"`
+	RunMaxLive  *int     `json:"run_max_live,omitempty"`
 	DryRun      bool     `json:"dry_run"`
 }
 
