@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -27,15 +28,20 @@ running, finished, dead, canceled) and each new problem version, in the order th
 committed. Without --since it starts at the oldest event the server keeps; --since now at
 the newest; --since CURSOR after that event (each event's "id" is its cursor).
 
-Without --follow it ends at the newest event. With --follow it waits for new ones and, if
-the connection drops or the server restarts, reconnects and resumes from the last cursor
-it saw, so nothing is missed or printed twice; SIGINT (Ctrl-C) or SIGTERM stop it
-cleanly, after the event being printed. -o jsonl prints one event per line, for scripts.
-A problem verification's submissions ("ojctl problem verify") are left out unless
---purpose verify (only them) or all asks for them.
+Without --follow it ends at the newest event. With --follow it waits for new ones and
+reconnects by itself: when the connection drops, the server restarts or refuses the
+connection, or answers that it is busy or starting (5xx, 429), it says so on stderr
+("reconnecting in …") and tries again with a growing pause (up to 10 s), resuming from
+the last cursor it reached (with --since now, from where the feed started), so nothing
+is missed or printed twice. Only SIGINT (Ctrl-C) or SIGTERM stop it, cleanly, after the
+event being printed, or an answer trying again cannot change: a bad token (401), a token
+that may not read the feed (403), a bad request (400). -o jsonl prints one event per
+line, for scripts. A problem verification's submissions ("ojctl problem verify") are
+left out unless --purpose verify (only them) or all asks for them.
 
-A cursor the server no longer keeps (older than its events.retention) ends it with exit
-1 and a message saying how to resynchronise.`,
+A cursor the server no longer has (410: older than its events.retention, or not one it
+gave out) ends it with exit 1 and what to do: read again the submissions you track, then
+follow from --since now.`,
 		Example: `  ojctl events --since now --follow -o jsonl
   ojctl events --type submission.finished --meta contest=icpc-2026 -o jsonl | jq -c '.data | {id, verdict}'
   ojctl events --follow --since "$(cat last-cursor)" -o jsonl`,
@@ -62,11 +68,22 @@ A cursor the server no longer keeps (older than its events.retention) ends it wi
 	return cmd
 }
 
-// followFeed prints the feed; following, it reconnects after a dropped connection with
-// a growing pause (at most 10 s) and resumes from the last cursor seen.
+// Reconnecting: the first pause, and the longest.
+const (
+	reconnectFirst = 250 * time.Millisecond
+	reconnectMax   = 10 * time.Second
+)
+
+// followFeed prints the feed. Following, it outlives the server: after a dropped
+// connection, a refused connect or an answer of a server restarting or busy (5xx, 429,
+// 408), it says on stderr that it is reconnecting and reads on from the last cursor it
+// reached, pausing longer each time (up to reconnectMax; from the start again once a
+// connection got through). Only the user (a signal) or an answer that trying again
+// cannot change (401, 403, 400, 410, …) ends it.
 func (a *app) followFeed(ctx context.Context, c *client.Client, q client.FeedQuery) error {
-	pause := 250 * time.Millisecond
+	pause := reconnectFirst
 	for {
+		from := q.Since
 		reached, err := c.Feed(ctx, q, func(ev wire.Event) error { return a.printEvent(ev) })
 		if reached != "" {
 			q.Since = reached
@@ -76,19 +93,50 @@ func (a *app) followFeed(ctx context.Context, c *client.Client, q client.FeedQue
 			return nil // stopped by a signal: a clean end
 		case err == nil && !q.Follow:
 			return nil
-		case err != nil && client.StatusOf(err) != 0 && client.StatusOf(err) < 500:
-			return err // a refusal (403, 410, 400): reconnecting will not help
+		case err != nil && client.StatusOf(err) == http.StatusGone:
+			return feedGone(err, q.Since)
+		case err != nil && (!q.Follow || !retryable(err)):
+			return err
 		case err == nil:
 			err = errors.New("the server ended the feed")
 		}
-		fmt.Fprintf(a.stderr, "ojctl events: %v; resuming after %s in %s\n", err, orDash(q.Since), pause)
+		if q.Since != from {
+			pause = reconnectFirst // it got through and moved on: a new outage
+		}
+		wait := pause
+		var ce *client.Error
+		if errors.As(err, &ce) && ce.RetryAfter > wait {
+			wait = min(ce.RetryAfter, time.Minute)
+		}
+		fmt.Fprintf(a.stderr, "ojctl events: %v; reconnecting in %s, resuming after %s\n", err, wait, orDash(q.Since))
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(pause):
+		case <-time.After(wait):
 		}
-		pause = min(pause*2, 10*time.Second)
+		pause = min(pause*2, reconnectMax)
 	}
+}
+
+// retryable reports whether the feed may answer another try differently: no answer
+// (the server is down or restarting), or one of a server busy or starting.
+func retryable(err error) bool {
+	switch s := client.StatusOf(err); {
+	case s == 0, s >= 500, s == http.StatusTooManyRequests, s == http.StatusRequestTimeout:
+		return true
+	}
+	return false
+}
+
+// feedGone is a 410: the cursor is older than what the server keeps (its
+// events.retention), or is not one this server gave out.
+func feedGone(err error, since string) error {
+	var ce *client.Error
+	errors.As(err, &ce)
+	return &exitError{code: exitFailure, kind: ce.Code, msg: fmt.Sprintf("the feed cannot resume after %s: %s\n"+
+		"Events between that cursor and now may be lost, so following on would miss results. To go on: "+
+		"read again each submission you track (ojctl status ID, or ojctl submissions), then follow from now: "+
+		"ojctl events --follow --since now", since, describeAPIError(ce))}
 }
 
 // printEvent prints one event: a JSON line (-o json or jsonl), or a line of text.

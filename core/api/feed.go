@@ -82,33 +82,37 @@ func parseFeedQuery(r *http.Request) (feedQuery, *apiError) {
 // feedStart resolves where a follower starts: after the horizon (the oldest event kept)
 // without since, at the head with since=now, after the cursor otherwise. A cursor older
 // than the horizon (its events were deleted) or past the head (not one this feed gave
-// out) is 410 with how to resynchronise.
-func (s *Server) feedStart(ctx context.Context, since string) (store.Cursor, *apiError) {
+// out) is 410 with how to resynchronise. Cursors compare as numbers (store.Cursor.Less).
+// With since=now it also returns the snapshot the head was read in, whose committed
+// transactions' events the follower leaves out (store.FeedFilter.Unseen): the head
+// stops short of events that committed before the call while an older transaction was
+// still open, and since=now promises none of those.
+func (s *Server) feedStart(ctx context.Context, since string) (store.Cursor, string, *apiError) {
 	b, err := store.ReadFeedBounds(ctx, s.d.DB)
 	if err != nil {
-		return store.Cursor{}, unavailable("read the feed", err)
+		return store.Cursor{}, "", unavailable("read the feed", err)
 	}
 	switch since {
 	case "":
-		return b.Horizon, nil
+		return b.Horizon, "", nil
 	case "now":
-		return b.Head, nil
+		return b.Head, b.Snapshot, nil
 	}
 	c, err := store.ParseCursor(since)
 	if err != nil {
-		return store.Cursor{}, errorf(http.StatusBadRequest, codeBadRequest, "since: %v; want an event's id, or now", err)
+		return store.Cursor{}, "", errorf(http.StatusBadRequest, codeBadRequest, "since: %v; want an event's id, or now", err)
 	}
 	resync := "; resynchronise: read each submission you track with GET /api/v1/submissions/{id} " +
 		"(or list them with GET /api/v1/submissions), then follow the feed from ?since=now"
 	switch {
 	case c.Less(b.Horizon):
-		return store.Cursor{}, errorf(http.StatusGone, codeGone, "cursor %s is older than the oldest event kept "+
+		return store.Cursor{}, "", errorf(http.StatusGone, codeGone, "cursor %s is older than the oldest event kept "+
 			"(events are kept events.retention)%s", since, resync)
 	case b.Head.Less(c):
-		return store.Cursor{}, errorf(http.StatusGone, codeGone, "cursor %s is not one this feed gave out "+
+		return store.Cursor{}, "", errorf(http.StatusGone, codeGone, "cursor %s is not one this feed gave out "+
 			"(from another server, or the database was restored)%s", since, resync)
 	}
-	return c, nil
+	return c, "", nil
 }
 
 // feed is GET /api/v1/events.
@@ -121,10 +125,11 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request, tok *store.Token) 
 	if aerr != nil {
 		return aerr
 	}
-	after, aerr := s.feedStart(r.Context(), fq.since)
+	after, unseen, aerr := s.feedStart(r.Context(), fq.since)
 	if aerr != nil {
 		return aerr
 	}
+	fq.filter.Unseen = unseen
 	release, aerr := s.streams.enter(tok)
 	if aerr != nil {
 		return aerr
@@ -144,8 +149,13 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request, tok *store.Token) 
 	} else {
 		startEventStream(w)
 	}
-	flusher.Flush()
 	f := &follower{s: s, w: w, flusher: flusher, tok: tok, q: fq, after: after}
+	// The stream opens with the cursor it starts from: a follower dropped before its first
+	// event resumes from there, where a second since=now would skip what came meanwhile.
+	if f.sendCursor() != nil {
+		return nil
+	}
+	flusher.Flush()
 	f.run(r.Context())
 	return nil
 }
@@ -238,12 +248,24 @@ func (f *follower) send(ev wire.Event) error {
 	return err
 }
 
+// sendCursor tells the client the cursor reached: an SSE id alone (which sets an
+// EventSource's last event id and dispatches no event), or an NDJSON heartbeat.
+func (f *follower) sendCursor() error {
+	var err error
+	if f.q.ndjson {
+		_, err = fmt.Fprintf(f.w, "{\"type\":\"heartbeat\",\"id\":%q}\n", f.after.String())
+	} else {
+		_, err = fmt.Fprintf(f.w, "id: %s\n\n", f.after)
+	}
+	return err
+}
+
 // keepAlive keeps an idle connection open: an SSE comment, or in NDJSON a heartbeat
 // object carrying the cursor reached (a filtered follower may resume from it).
 func (f *follower) keepAlive() error {
 	var err error
 	if f.q.ndjson {
-		_, err = fmt.Fprintf(f.w, "{\"type\":\"heartbeat\",\"id\":%q}\n", f.after.String())
+		err = f.sendCursor()
 	} else {
 		_, err = fmt.Fprint(f.w, ": keep-alive\n\n")
 	}

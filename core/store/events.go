@@ -77,6 +77,10 @@ type FeedFilter struct {
 	ProblemID string
 	Metadata  map[string]string
 	Purpose   string
+	// Unseen, a snapshot (FeedBounds.Snapshot), keeps only the events of transactions
+	// that had not ended in it: following from a head read in that snapshot, none of
+	// them committed before that read. Empty keeps all.
+	Unseen string
 }
 
 // FeedPage is one read of the feed: the events, and Next, the cursor to read on from.
@@ -115,6 +119,10 @@ func ReadFeed(ctx context.Context, db DB, after Cursor, f FeedFilter, limit int)
 			return FeedPage{}, fmt.Errorf("read feed: %w", err)
 		}
 	}
+	var unseen *string
+	if f.Unseen != "" {
+		unseen = &f.Unseen
+	}
 	rows, err := db.Query(ctx, `
 		WITH head AS (
 		    SELECT txid, id FROM events WHERE txid < pg_snapshot_xmin(pg_current_snapshot())
@@ -128,8 +136,9 @@ func ReadFeed(ctx context.Context, db DB, after Cursor, f FeedFilter, limit int)
 		          AND ($4::text = '' OR e.problem_id = $4)
 		          AND ($5::jsonb IS NULL OR e.data->'metadata' @> $5)
 		          AND ($7::text = 'all' OR e.purpose = $7)
+		          AND ($8::text IS NULL OR NOT pg_visible_in_snapshot(e.txid, $8::text::pg_snapshot))
 		        ORDER BY e.txid, e.id LIMIT $6) e ON true`,
-		strconv.FormatUint(after.TxID, 10), after.ID, types, f.ProblemID, meta, limit, purpose)
+		strconv.FormatUint(after.TxID, 10), after.ID, types, f.ProblemID, meta, limit, purpose, unseen)
 	if err != nil {
 		return FeedPage{}, fmt.Errorf("read feed: %w", err)
 	}
@@ -183,21 +192,30 @@ func cursorOf(txid *string, id *int64) (Cursor, error) {
 
 // FeedBounds are the cursors a follower may resume from: after Horizon (the newest
 // event retention deleted; zero when none was) and at most Head (the newest final one).
+// Snapshot is the PostgreSQL snapshot they were read in (pg_snapshot's text): the
+// transactions it saw as ended are the ones that committed before the read.
 type FeedBounds struct {
-	Horizon Cursor
-	Head    Cursor
+	Horizon  Cursor
+	Head     Cursor
+	Snapshot string
 }
 
-// ReadFeedBounds reads the feed's horizon and head.
+// ReadFeedBounds reads the feed's horizon and head, with the snapshot it read them in.
+//
+// The txids are ordered as xid8, numbers, and cast to text only once picked: ordering a
+// column selected as txid::text by its name would order the text (PostgreSQL resolves a
+// bare ORDER BY name to the output column first), where '999' sorts after '1000'.
 func ReadFeedBounds(ctx context.Context, db DB) (FeedBounds, error) {
 	var b FeedBounds
 	var hTx, headTx *string
 	var hID, headID *int64
-	err := db.QueryRow(ctx, `SELECT
-		    (SELECT txid::text FROM events_horizon), (SELECT id FROM events_horizon),
-		    (SELECT txid::text FROM events WHERE txid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY txid DESC, id DESC LIMIT 1),
-		    (SELECT id FROM events WHERE txid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY txid DESC, id DESC LIMIT 1)`).
-		Scan(&hTx, &hID, &headTx, &headID)
+	err := db.QueryRow(ctx, `SELECT h.txid::text, h.id, x.txid::text, x.id, pg_current_snapshot()::text
+		  FROM (SELECT) one
+		  LEFT JOIN events_horizon h ON true
+		  LEFT JOIN LATERAL (
+		       SELECT e.txid, e.id FROM events e WHERE e.txid < pg_snapshot_xmin(pg_current_snapshot())
+		        ORDER BY e.txid DESC, e.id DESC LIMIT 1) x ON true`).
+		Scan(&hTx, &hID, &headTx, &headID, &b.Snapshot)
 	if err != nil {
 		return b, fmt.Errorf("feed bounds: %w", err)
 	}
@@ -216,7 +234,8 @@ func ReadFeedBounds(ctx context.Context, db DB) (FeedBounds, error) {
 // PruneEvents deletes, oldest first in feed order, up to limit events older than
 // retention, and moves the horizon past them. It stops at the first event in feed order
 // that is still young, so that the horizon never passes an event that is kept. It
-// returns how many it deleted.
+// returns how many it deleted. As in ReadFeedBounds, the newest deleted is picked by
+// its xid8, before the cast to text.
 func PruneEvents(ctx context.Context, db DB, retention time.Duration, limit int) (int, error) {
 	var n int
 	err := InTx(ctx, db, func(tx pgx.Tx) error {
@@ -224,15 +243,15 @@ func PruneEvents(ctx context.Context, db DB, retention time.Duration, limit int)
 		var lastID *int64
 		err := tx.QueryRow(ctx, `
 			WITH batch AS (
-			    SELECT txid, id, at < now() - $1 * interval '1 microsecond' AS old
-			      FROM events ORDER BY txid, id LIMIT $2),
-			     firstyoung AS (SELECT txid, id FROM batch WHERE NOT old ORDER BY txid, id LIMIT 1),
+			    SELECT e.txid, e.id, e.at < now() - $1 * interval '1 microsecond' AS old
+			      FROM events e ORDER BY e.txid, e.id LIMIT $2),
+			     firstyoung AS (SELECT b.txid, b.id FROM batch b WHERE NOT b.old ORDER BY b.txid, b.id LIMIT 1),
 			     doomed AS (SELECT b.txid, b.id FROM batch b
 			                 WHERE NOT EXISTS (SELECT 1 FROM firstyoung f WHERE (b.txid, b.id) >= (f.txid, f.id))),
 			     gone AS (DELETE FROM events e USING doomed d WHERE e.id = d.id RETURNING e.txid, e.id)
-			SELECT (SELECT txid::text FROM gone ORDER BY txid DESC, id DESC LIMIT 1),
-			       (SELECT id FROM gone ORDER BY txid DESC, id DESC LIMIT 1),
-			       (SELECT count(*) FROM gone)`, retention.Microseconds(), limit).Scan(&lastTx, &lastID, &n)
+			SELECT l.txid::text, l.id, (SELECT count(*) FROM gone)
+			  FROM (SELECT) one
+			  LEFT JOIN LATERAL (SELECT g.txid, g.id FROM gone g ORDER BY g.txid DESC, g.id DESC LIMIT 1) l ON true`, retention.Microseconds(), limit).Scan(&lastTx, &lastID, &n)
 		if err != nil || lastTx == nil {
 			return err
 		}

@@ -39,6 +39,9 @@ type Options struct {
 	// Dispatcher adjusts the dispatcher's config (fair release, for one).
 	Dispatcher func(*dispatch.Config)
 	NoWorker   bool // start no worker (Env.StartWorker can, later)
+	// PostgresURL is the PostgreSQL the schema is made on (empty: the shared one); a test
+	// that stops or ages its own stack (testenv.NewStack) passes its URL.
+	PostgresURL string
 }
 
 // Env is one API server over a real pipeline.
@@ -107,7 +110,11 @@ func WorkerConfig() worker.Config {
 func New(t testing.TB, o Options) *Env {
 	t.Helper()
 	e := &Env{T: t, Judge: testenv.NewJudge(nil), Log: quietLog(), wg: &sync.WaitGroup{}}
-	e.DB = testenv.Pool(t, testenv.Schema(t, testenv.PostgresURL(t)))
+	pgURL := o.PostgresURL
+	if pgURL == "" {
+		pgURL = testenv.PostgresURL(t)
+	}
+	e.DB = testenv.Pool(t, testenv.Schema(t, pgURL))
 	e.Streams = testenv.Streams(t, testenv.RedisAddr(t))
 	// Registered after the pool's cleanup, so it runs first: the daemons (and their
 	// LISTEN connections) stop before the pool closes.
