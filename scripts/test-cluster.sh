@@ -3,7 +3,9 @@
 # machine (a data host with PostgreSQL primary + standby, Redis + 2 replicas + 3 Sentinels
 # and MinIO; an API host; three worker hosts, one without Java) under SUBMISSIONS
 # submissions (default 1000) while Redis and PostgreSQL fail over and workers are cut
-# off, killed and drained: first with Redis Sentinel (TestCluster), then the same against
+# off, killed and drained: first with Redis Sentinel (TestCluster: the Redis master is
+# SIGKILLed twice, the second time the one the first failover promoted, and every
+# submission must finish), then the same against
 # a six-node Redis Cluster (TestClusterRedisCluster), then with Sentinel on TLS and the
 # install guide's ACL users (TestClusterSentinelTLSACL), all in cmd/ojd/cluster_test.go.
 # Each prints a table of checks and "N passed, M failed" and fails on any failed check.

@@ -46,9 +46,15 @@ func printOverview(p *printer, o *wire.Overview) {
 		if l.Waiting > 0 {
 			waiting += " (" + ms(l.OldestWaitMS) + ")"
 		}
-		rows = append(rows, []string{l.Lane, waiting, itoa(l.Length), itoa(l.Pending), idle, itoa(l.Lag), itoa(l.Consumers), group})
+		// LAG is Redis's figure, which a failover can leave stale; UNDELIVERED is counted.
+		undelivered := itoa(l.Undelivered)
+		if l.UndeliveredCapped {
+			undelivered = ">=" + undelivered
+		}
+		rows = append(rows, []string{l.Lane, waiting, itoa(l.Length), itoa(l.Pending), idle, itoa(l.Lag), undelivered,
+			itoa(l.Consumers), group})
 	}
-	p.table([]string{"LANE", "WAITING", "LENGTH", "PENDING", "OLDEST IDLE", "LAG", "CONSUMERS", "GROUP"}, rows)
+	p.table([]string{"LANE", "WAITING", "LENGTH", "PENDING", "OLDEST IDLE", "LAG", "UNDELIVERED", "CONSUMERS", "GROUP"}, rows)
 
 	if len(o.NoWorker) > 0 {
 		p.heading("Waiting for a worker (ojctl worker ls)")

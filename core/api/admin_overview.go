@@ -15,7 +15,8 @@ import (
 )
 
 // overview is GET /admin/v1/overview. Each figure is one bounded query: XLEN, XINFO
-// GROUPS and one XPENDING entry per lane; the outbox backlog and the live states through
+// GROUPS, an XRANGE with a COUNT (what follows the group's last-delivered id: Redis's
+// lag is shown beside it, not trusted) and one XPENDING entry per lane; the outbox backlog and the live states through
 // their partial indexes; terminal states and dead letters counted exactly only while the
 // tables are small (estimated beyond).
 func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
@@ -57,7 +58,7 @@ func (s *Server) overviewRedis(gctx context.Context, g *errgroup.Group, out *wir
 			}
 			out.Lanes[i] = wire.LaneOverview{Lane: string(lane), Length: st.Length, Pending: st.Pending,
 				OldestPendingIdle: st.OldestIdle.Milliseconds(), OldestPendingID: st.OldestPendingID, Lag: st.Lag,
-				LastDeliveredID: st.LastDeliveredID, Consumers: st.Consumers, GroupExists: st.GroupExists}
+				Undelivered: st.Undelivered, UndeliveredCapped: st.UndeliveredCapped, LastDeliveredID: st.LastDeliveredID, Consumers: st.Consumers, GroupExists: st.GroupExists}
 			return nil
 		})
 	}

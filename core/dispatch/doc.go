@@ -38,6 +38,10 @@ type Config struct {
 	// FairLookahead is how much of a lane's recent consumption the window holds beyond
 	// its workers' slots, so that a fast lane never waits on the relay.
 	FairLookahead time.Duration `mapstructure:"fair_lookahead"`
+	// LaneStallAfter is how long a lane may stay shut — no room for its due rows, its
+	// group read no further, its live workers with free slots — before the watchdog
+	// re-examines it from scratch and releases (stall.go); 0 turns the watchdog off.
+	LaneStallAfter time.Duration `mapstructure:"lane_stall_after"`
 	// Events is the results feed's part (key "events" of ojd.yaml, not "dispatcher":
 	// the API reads the feed, the dispatcher keeps it).
 	Events EventsConfig `mapstructure:"-"`
@@ -80,6 +84,7 @@ func DefaultConfig() Config {
 		Retention:         time.Hour,
 		FairRelease:       true,
 		FairLookahead:     50 * time.Millisecond,
+		LaneStallAfter:    30 * time.Second,
 		Events:            DefaultEventsConfig(),
 		Webhooks:          webhook.DefaultConfig(),
 		Runs:              job.DefaultRunsConfig(),
@@ -107,6 +112,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("dispatcher.retention: must be at least 1m")
 	case c.FairLookahead < 0 || c.FairLookahead > 10*time.Second:
 		return fmt.Errorf("dispatcher.fair_lookahead: %v not in 0..10s", c.FairLookahead)
+	case c.LaneStallAfter < 0 || c.LaneStallAfter > 0 && c.LaneStallAfter < 100*time.Millisecond:
+		return fmt.Errorf("dispatcher.lane_stall_after: %v is neither 0 (off) nor at least 100ms", c.LaneStallAfter)
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package dispatch
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"oj/core/job"
+)
 
 // Metrics of the dispatcher. No submission ids as labels (invariant 11).
 type Metrics struct {
@@ -28,6 +32,9 @@ type Metrics struct {
 	NoWorker *prometheus.GaugeVec
 	// RunsPruned counts runs deleted past runs.retention.
 	RunsPruned prometheus.Counter
+	// StallReleases counts, per lane, the watchdog's releases into a lane that stayed shut
+	// while its workers idled (stall.go).
+	StallReleases *prometheus.CounterVec
 }
 
 // NewMetrics registers the dispatcher's metrics with reg (nil: not registered).
@@ -88,6 +95,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		RunsPruned: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "oj_runs_pruned_total", Help: "Runs deleted because they were older than runs.retention.",
 		}),
+		StallReleases: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_lane_stall_releases_total",
+			Help: "Releases by the stall watchdog into a lane that stayed shut, unread, with idle workers, for dispatcher.lane_stall_after (its figures were wrong).",
+		}, []string{"lane"}),
+	}
+	for _, lane := range job.Lanes {
+		m.StallReleases.WithLabelValues(string(lane))
 	}
 	for _, o := range []string{"delivered", "retry", "failed", "gone"} {
 		m.WebhookDeliveries.WithLabelValues(o)
@@ -98,7 +112,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
 			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
-			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker, m.RunsPruned)
+			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker, m.RunsPruned,
+			m.StallReleases)
 	}
 	return m
 }

@@ -200,8 +200,9 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 	live := d.capacity(ctx)
 	d.countHeld(ctx)
 	for _, lane := range job.Lanes {
-		var room, least, limit int
-		var settling bool
+		var rm laneRoom
+		var limit int
+		var watchdog bool
 		n, err := d.relayRows(ctx, func(db store.DB) ([]store.OutboxRow, error) {
 			running := 0
 			if d.cfg.FairRelease {
@@ -215,23 +216,28 @@ func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
 					return nil, err
 				}
 			}
-			room, least, settling = d.room(ctx, lane, running)
-			if room < least {
-				return nil, nil
+			rm = d.room(ctx, lane, running)
+			if rm.room < rm.least {
+				if !d.stallDue(lane, rm, running) {
+					return nil, nil
+				}
+				watchdog = true
+				return d.reexamine(ctx, db, lane, running, languagesFor(live, lane), rm)
 			}
-			limit = min(room, d.cfg.BatchSize)
+			d.stallClear(lane)
+			limit = min(rm.room, d.cfg.BatchSize)
 			return store.ClaimLaneJobs(ctx, db, lane, limit, languagesFor(live, lane))
 		})
 		if err != nil {
 			return total, err
 		}
-		if room < least {
-			d.setHeld(lane, true, settling)
+		total += n
+		if rm.room < rm.least || watchdog {
+			d.setHeld(lane, true, rm.settling)
 			continue
 		}
-		total += n
 		// A lane that filled its room may have more waiting: held until a worker reads.
-		d.setHeld(lane, n == limit && limit < d.cfg.BatchSize, settling)
+		d.setHeld(lane, n == limit && limit < d.cfg.BatchSize, rm.settling)
 	}
 	return total, nil
 }

@@ -124,6 +124,19 @@ func ClaimLaneJobs(ctx context.Context, db DB, lane job.Lane, limit int, languag
 		SELECT `+outboxColumns+` FROM c ORDER BY fair_tag NULLS FIRST, id`, string(lane), limit, languages)
 }
 
+// LaneJobsDue reports whether lane has a due job row that ClaimLaneJobs with languages
+// would take: the relay's watchdog asks before it treats a shut lane as stalled.
+func LaneJobsDue(ctx context.Context, db DB, lane job.Lane, languages []string) (bool, error) {
+	var due bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM outbox
+		WHERE lane = $1 AND kind = 'job' AND delivered_at IS NULL AND available_at <= now()
+		  AND ($2::text[] IS NULL OR language = '' OR language = ANY($2::text[])))`, string(lane), languages).Scan(&due)
+	if err != nil {
+		return false, fmt.Errorf("lane jobs due: %w", err)
+	}
+	return due, nil
+}
+
 // LanguageQueue is the job rows of one lane and language not yet released.
 type LanguageQueue struct {
 	Lane     job.Lane

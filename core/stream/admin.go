@@ -14,7 +14,11 @@ import (
 
 // The admin side of the streams: what ojctl's overview, PEL and workers views show.
 // Every query is bounded: XLEN, XINFO GROUPS/CONSUMERS, XPENDING's summary form, and
-// XPENDING's extended form always with a COUNT — never an XRANGE over a whole stream.
+// XPENDING's extended form and XRANGE always with a COUNT — never over a whole stream.
+
+// UndeliveredCap is as far as LaneStats counts the entries after the group's
+// last-delivered id: past it the overview says "at least".
+const UndeliveredCap = 1000
 
 // LaneStats describes one lane's stream and its consumer group.
 type LaneStats struct {
@@ -23,14 +27,20 @@ type LaneStats struct {
 	Pending         int64
 	OldestPendingID string
 	OldestIdle      time.Duration
-	Lag             int64
-	LastDeliveredID string
-	Consumers       int64
-	GroupExists     bool
+	// Lag is Redis's own figure for what waits (-1: it cannot tell); Undelivered is what
+	// does wait, counted after LastDeliveredID up to UndeliveredCap (Capped: at least
+	// that many). After a failover the two may differ (progress.go).
+	Lag               int64
+	Undelivered       int64
+	UndeliveredCapped bool
+	LastDeliveredID   string
+	Consumers         int64
+	GroupExists       bool
 }
 
-// LaneStats reads a lane's stream length, group lag, pending summary and the idle time of
-// its oldest pending entry, in one round trip plus one for that entry.
+// LaneStats reads a lane's stream length, group lag, pending summary, the entries after
+// the group's last-delivered id (counted up to UndeliveredCap) and the idle time of its
+// oldest pending entry: one round trip, then one for the count and one for that entry.
 func (s *Streams) LaneStats(ctx context.Context, lane job.Lane) (LaneStats, error) {
 	key := s.Keys.Jobs(lane)
 	st := LaneStats{Lane: lane}
@@ -56,7 +66,15 @@ func (s *Streams) LaneStats(ctx context.Context, lane job.Lane) (LaneStats, erro
 		st.GroupExists = true
 		st.Pending, st.Lag, st.LastDeliveredID, st.Consumers = g.Pending, g.Lag, g.LastDeliveredID, g.Consumers
 	}
-	if !st.GroupExists || st.Pending == 0 {
+	if !st.GroupExists {
+		return st, nil
+	}
+	n, err := s.Undelivered(ctx, lane, st.LastDeliveredID, UndeliveredCap+1)
+	if err != nil {
+		return st, fmt.Errorf("lane stats %s: %w", lane, err)
+	}
+	st.Undelivered, st.UndeliveredCapped = min(n, UndeliveredCap), n > UndeliveredCap
+	if st.Pending == 0 {
 		return st, nil
 	}
 	oldest, err := s.rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: key, Group: Group, Start: "-", End: "+", Count: 1}).Result()
@@ -168,34 +186,4 @@ func (s *Streams) RedisVersion(ctx context.Context) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// GroupProgress is how far the workers' group has read a lane's stream: Waiting entries
-// were added and not yet delivered to any worker (-1 when Redis cannot tell, as after
-// entries were deleted from the middle of the stream), Read counts the entries delivered
-// so far (for a rate), Pending the entries delivered and not yet acknowledged (read by a
-// worker, being judged, or judged and about to be acknowledged). Exists is false when the
-// stream or its group does not exist (Redis lost them): nothing waits then.
-type GroupProgress struct {
-	Waiting int64
-	Read    int64
-	Pending int64
-	Exists  bool
-}
-
-// Progress reads lane's GroupProgress with one XINFO GROUPS.
-func (s *Streams) Progress(ctx context.Context, lane job.Lane) (GroupProgress, error) {
-	gs, err := s.rdb.XInfoGroups(ctx, s.Keys.Jobs(lane)).Result()
-	if err != nil {
-		if isNoSuchKey(err) {
-			return GroupProgress{}, nil
-		}
-		return GroupProgress{}, fmt.Errorf("group progress %s: %w", lane, err)
-	}
-	for _, g := range gs {
-		if g.Name == Group {
-			return GroupProgress{Waiting: g.Lag, Read: g.EntriesRead, Pending: g.Pending, Exists: true}, nil
-		}
-	}
-	return GroupProgress{}, nil
 }

@@ -139,6 +139,8 @@ func exerciseEveryCommand(t *testing.T, s *stream.Streams, rdb redis.UniversalCl
 	must("consumers", err)
 	_, err = s.Progress(ctx, lane)
 	must("progress", err)
+	_, err = s.Undelivered(ctx, lane, "0-0", 10)
+	must("undelivered", err)
 	_, err = s.RedisVersion(ctx)
 	must("version", err)
 	must("ack", s.Ack(ctx, lane, ids[0]))
