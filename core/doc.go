@@ -52,7 +52,11 @@
 //     for good (store.Permanent: SQLSTATE class 22 or 23, or a value JSON cannot hold) is
 //     isolated by bisecting its finalize batch and ends alone as SE with the reason
 //     (worker.write), and a judge that panics ends only its own attempt, as SE
-//     (worker.judgeOne).
+//     (worker.judgeOne). Scores are finite and within ±job.MaxScore by construction:
+//     refused at upload (problem, kattis, polygon), SE at judging (check.Kattis,
+//     judge.bounded) and refused at finalize (job.CheckOutcome in store.FinalizeBatch);
+//     a stored event that still cannot be rendered goes out as its stand-in
+//     (render.Unrenderable), so that no row stops the feed or the webhooks.
 //  8. Mutating admin actions live in package ops (reclaim, replay, rejudge, cancel, trim),
 //     with typed params and counts; ops.audited is the one place that writes their audit
 //     row (actor, action, dry_run, params, counts, and the error or refusal), in the

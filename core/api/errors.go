@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,8 +81,23 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, ae.status, wire.Error{Error: wire.ErrorBody{Code: ae.code, Message: ae.msg}})
 }
 
+// writeJSON writes v as the answer with status. v is encoded before the header goes out:
+// a value JSON cannot hold (a NaN or infinite number read from an old row) makes the
+// answer a 500 with the error shape, logged and counted by the middleware, never a 2xx
+// with an empty or cut body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		if sw, ok := w.(*statusWriter); ok {
+			sw.encodeErr = err
+		}
+		buf.Reset()
+		_ = json.NewEncoder(&buf).Encode(wire.Error{Error: wire.ErrorBody{Code: codeInternal,
+			Message: "internal error: the answer holds a value JSON cannot represent"}})
+		status = http.StatusInternalServerError
+		w.Header().Del("Retry-After")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(buf.Bytes())
 }

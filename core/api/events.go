@@ -75,7 +75,7 @@ type eventStream struct {
 // sendFirst sends the state read from PostgreSQL; it reports whether the stream goes on
 // (the write worked and the state is not terminal).
 func (es *eventStream) sendFirst(cur *store.Submission) bool {
-	err := sendState(es.w, es.tok, es.view, es.id, cur, es.last)
+	err := es.sendState(cur, es.last)
 	es.flusher.Flush()
 	return err == nil && !cur.State.Terminal()
 }
@@ -164,7 +164,7 @@ func (es *eventStream) sendChange(ctx context.Context, c stateChange) (done bool
 			return true
 		}
 	}
-	if err := sendState(es.w, es.tok, es.view, es.id, whole, c); err != nil {
+	if err := es.sendState(whole, c); err != nil {
 		return true
 	}
 	es.flusher.Flush()
@@ -186,17 +186,26 @@ func sendCase(w http.ResponseWriter, view caseView, id string, c stateChange) er
 	return err
 }
 
-// sendState writes one `state` event; whole (when given and terminal) is attached.
-func sendState(w http.ResponseWriter, tok *store.Token, view caseView, id string, whole *store.Submission, c stateChange) error {
-	ev := wire.StateEvent{ID: id, State: c.state, Attempt: c.attempt}
+// sendState writes one `state` event; whole (when given and terminal) is attached. A
+// submission that cannot be encoded (a value JSON cannot hold, read from an old row) is
+// left out and RenderError says so: the client learns the state, the stream is not cut,
+// and the failure is logged and counted.
+func (es *eventStream) sendState(whole *store.Submission, c stateChange) error {
+	ev := wire.StateEvent{ID: es.id, State: c.state, Attempt: c.attempt}
 	if whole != nil && whole.State.Terminal() {
-		ws := toWire(whole, tok, view)
+		ws := toWire(whole, es.tok, es.view)
 		ev.Submission = &ws
 	}
 	b, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		es.s.metrics.unrenderable.WithLabelValues(unrenderableEvents).Inc()
+		es.s.log.Warn("submission event sent without the submission", "submission_id", es.id, "attempt", c.attempt, "err", err)
+		ev.Submission = nil
+		ev.RenderError = "the submission could not be rendered: " + err.Error()
+		if b, err = json.Marshal(ev); err != nil {
+			return err
+		}
 	}
-	_, err = fmt.Fprintf(w, "event: state\nid: %d-%s\ndata: %s\n\n", c.attempt, c.state, b)
+	_, err = fmt.Fprintf(es.w, "event: state\nid: %d-%s\ndata: %s\n\n", c.attempt, c.state, b)
 	return err
 }

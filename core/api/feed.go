@@ -2,7 +2,7 @@ package api
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -212,11 +212,11 @@ func (f *follower) page(ctx context.Context) (full bool, err error) {
 		return false, err
 	}
 	for _, e := range p.Events {
-		ev, err := f.s.feedEvent(ctx, f.tok, e)
+		ev, b, err := f.s.feedLine(ctx, f.tok, e)
 		if err != nil {
 			return false, err
 		}
-		if err := f.send(ev); err != nil {
+		if err := f.send(ev, b); err != nil {
 			return false, err
 		}
 	}
@@ -235,11 +235,9 @@ func (f *follower) page(ctx context.Context) (full bool, err error) {
 	return len(p.Events) == feedPage, nil
 }
 
-func (f *follower) send(ev wire.Event) error {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
+// send writes one event, b its JSON.
+func (f *follower) send(ev wire.Event, b []byte) error {
+	var err error
 	if f.q.ndjson {
 		_, err = fmt.Fprintf(f.w, "%s\n", b)
 	} else {
@@ -273,8 +271,17 @@ func (f *follower) keepAlive() error {
 	return err
 }
 
-// feedEvent renders a stored event for tok: a submission as GET shows it to tok (its
-// cases as tok may see them), a problem version as it was recorded.
-func (s *Server) feedEvent(ctx context.Context, tok *store.Token, e store.FeedEvent) (wire.Event, error) {
-	return render.FeedEvent(ctx, &s.views, s.d.DB, isAdmin(tok), e)
+// feedLine renders and encodes a stored event for tok: a submission as GET shows it to
+// tok (its cases as tok may see them), a problem version as it was recorded. An event that
+// cannot be rendered or encoded goes out as its stand-in (render.Unrenderable: its id,
+// type and submission, and why), logged and counted, and the feed goes on past it; any
+// other error is the store's.
+func (s *Server) feedLine(ctx context.Context, tok *store.Token, e store.FeedEvent) (wire.Event, []byte, error) {
+	ev, b, err := render.EncodeFeedEvent(ctx, &s.views, s.d.DB, isAdmin(tok), e)
+	if errors.Is(err, render.ErrUnrenderable) {
+		s.metrics.unrenderable.WithLabelValues(unrenderableFeed).Inc()
+		s.log.Warn("feed event sent as its stand-in", "submission_id", e.SubmissionID, "event_id", ev.ID, "err", err)
+		return ev, b, nil
+	}
+	return ev, b, err
 }

@@ -43,7 +43,18 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	submits  *prometheus.CounterVec
 	runs     *prometheus.CounterVec
+	// unrenderable counts what could not be rendered or encoded, by where it was to go
+	// (unrenderableFeed, unrenderableEvents, unrenderableAnswer).
+	unrenderable *prometheus.CounterVec
 }
+
+// Where something could not be rendered: a feed event (sent as its stand-in), a
+// submission's Server-Sent Event (sent without the submission), a JSON answer (a 500).
+const (
+	unrenderableFeed   = "feed"
+	unrenderableEvents = "events"
+	unrenderableAnswer = "answer"
+)
 
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
@@ -57,7 +68,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "oj_api_runs_total",
 			Help: "Run outcomes: accepted, rate_limited, live_limit, backlog, rejected, unavailable."}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.submits, m.runs)
+	m.unrenderable = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "oj_api_unrenderable_total",
+		Help: "Stored values the API could not render or encode, by where: feed (an event sent as its stand-in), " +
+			"events (a submission's event sent without the submission), answer (a 500 instead of the answer)."}, []string{"where"})
+	for _, w := range []string{unrenderableFeed, unrenderableEvents, unrenderableAnswer} {
+		m.unrenderable.WithLabelValues(w)
+	}
+	reg.MustRegister(m.requests, m.latency, m.submits, m.runs, m.unrenderable)
 	return m
 }
 
@@ -68,6 +85,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	linger *lingerer
+	// encodeErr is why writeJSON could not encode the answer (it sent a 500 instead).
+	encodeErr error
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -142,6 +161,10 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 			if sw.status == 0 {
 				sw.status = http.StatusOK
+			}
+			if sw.encodeErr != nil {
+				info.errCode, info.err = codeInternal, fmt.Errorf("encode the answer: %w", sw.encodeErr)
+				s.metrics.unrenderable.WithLabelValues(unrenderableAnswer).Inc()
 			}
 			route := r.Pattern
 			if route == "" || route == "/" {

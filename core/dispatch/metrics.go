@@ -27,6 +27,9 @@ type Metrics struct {
 	WebhookOldestPending     prometheus.Gauge
 	WebhookEndpointsDisabled *prometheus.CounterVec
 	WebhookTrySeconds        prometheus.Histogram
+	// WebhookUnrenderable counts events sent as their stand-in (core/render): their
+	// stored data could not be rendered.
+	WebhookUnrenderable prometheus.Counter
 	// NoWorker counts, per lane and language, the job rows held back because no live
 	// active worker runs their language (capable.go).
 	NoWorker *prometheus.GaugeVec
@@ -92,6 +95,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		NoWorker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "oj_lane_waiting_no_worker", Help: "Submissions held in the outbox because no live active worker runs their language, by lane and language.",
 		}, []string{"lane", "language"}),
+		WebhookUnrenderable: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_webhook_unrenderable_events_total",
+			Help: "Events whose stored data could not be rendered, sent to webhooks as their stand-in (render_error set).",
+		}),
 		RunsPruned: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "oj_runs_pruned_total", Help: "Runs deleted because they were older than runs.retention.",
 		}),
@@ -112,8 +119,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
 			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
-			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker, m.RunsPruned,
-			m.StallReleases)
+			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.WebhookUnrenderable, m.NoWorker,
+			m.RunsPruned, m.StallReleases)
 	}
 	return m
 }

@@ -138,21 +138,16 @@ func (d *Dispatcher) fanOut(ctx context.Context, beforeCommit func() error) (int
 		}
 		read, from, next = len(p.Events), cursor, p.Next
 		for _, e := range p.Events {
-			meta, err := eventMetadata(e)
-			if err != nil {
-				return err
-			}
+			// Metadata that does not decode is none: the event's render fails the same way
+			// and it goes out as its stand-in to the endpoints that filter on nothing.
+			meta, _ := eventMetadata(e)
 			var body []byte
 			for i := range endpoints {
 				if !endpoints[i].Wants(e, meta) {
 					continue
 				}
 				if body == nil {
-					ev, err := render.FeedEvent(ctx, &d.views, tx, false, e)
-					if err != nil {
-						return err
-					}
-					if body, err = json.Marshal(ev); err != nil {
+					if body, err = d.webhookBody(ctx, tx, e); err != nil {
 						return err
 					}
 				}
@@ -321,6 +316,19 @@ func (d *Dispatcher) tryPage(ctx context.Context, page []store.FannedDelivery, t
 	stopped = true // a try still running is in flight: leased from its start (TriedAt)
 	mu.Unlock()
 	return tp
+}
+
+// webhookBody is event e as a reader token sees it, encoded. An event that cannot be
+// rendered or encoded is sent as its stand-in (render.Unrenderable), logged and counted,
+// so that the rest of its page is delivered; any other error is the store's.
+func (d *Dispatcher) webhookBody(ctx context.Context, tx pgx.Tx, e store.FeedEvent) ([]byte, error) {
+	_, body, err := render.EncodeFeedEvent(ctx, &d.views, tx, false, e)
+	if errors.Is(err, render.ErrUnrenderable) {
+		d.metrics.WebhookUnrenderable.Inc()
+		d.log.Warn("webhook event sent as its stand-in", "submission_id", e.SubmissionID, "event_id", e.Cursor.String(), "err", err)
+		return body, nil
+	}
+	return body, err
 }
 
 // eventMetadata is the metadata of an event's submission (nil for a problem version).

@@ -84,6 +84,7 @@ func newSystem(tb testing.TB, slots int, tweaks ...func(*judge.Config)) *system 
 	db := testenv.DB(tb)
 	streams := testenv.Streams(tb, testenv.RedisAddr(tb))
 	dcfg := dispatch.DefaultConfig()
+	dcfg.Webhooks.AllowPrivate = true // the tests' receivers listen on 127.0.0.1
 	disp := dispatch.New(dcfg, db, streams, clock.Real{}, log, dispatch.NewMetrics(nil))
 	wcfg := worker.DefaultConfig()
 	wcfg.Name = "e2e"

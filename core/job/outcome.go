@@ -87,6 +87,9 @@ type Outcome struct {
 	// Runs is a run's per-input results. A run has no verdict, except CE when its source
 	// does not compile (then it has no results).
 	Runs []RunResult
+	// Reason says why the verdict is SE when no case says it: the scores themselves were
+	// wrong (a group's score outside its range or outside ±MaxScore). Empty otherwise.
+	Reason string
 }
 
 // CaseResult is one test case's result. Message is what the submission's owner sees and

@@ -193,12 +193,26 @@ func evalGroup(g *problem.Group, judged map[int]caseOutcome) groupResult {
 	} else {
 		r.score = problem.Aggregate(g.Aggregate, scores)
 	}
+	if !job.ScoreOK(r.score) {
+		// A group without a range is unbounded in the package, not in oj: sums of
+		// bounded scores are finite, and a total past the bound is refused here.
+		return groupResult{verdict: job.VerdictSE, judged: true,
+			why: groupLabel(g) + fmt.Sprintf("score %g is outside oj's bound of ±%g", r.score, job.MaxScore)}
+	}
 	const eps = 1e-9
 	if r.score < lo-eps || r.score > hi+eps {
 		return groupResult{verdict: job.VerdictSE, judged: true,
-			why: fmt.Sprintf("score %g is outside the range [%g, %g]", r.score, lo, hi)}
+			why: groupLabel(g) + fmt.Sprintf("score %g is outside the range [%g, %g]", r.score, lo, hi)}
 	}
 	return r
+}
+
+// groupLabel starts a message about g with its name, when it has one.
+func groupLabel(g *problem.Group) string {
+	if g.Name == "" {
+		return ""
+	}
+	return fmt.Sprintf("group %s: ", g.Name)
 }
 
 // scoreGroups decides a submission on a problem with scoring groups: its score is the
@@ -223,7 +237,7 @@ func scoreGroups(spec problem.Spec, cases []caseOutcome) job.Outcome {
 	out.Verdict, out.Score = r.verdict, round(math.Max(r.score, 0))
 	switch {
 	case r.verdict == job.VerdictSE:
-		out.Score = 0
+		out.Score, out.Reason = 0, r.why
 	case r.verdict == job.VerdictAC && r.score < spec.Scoring.MaxScore()-1e-9:
 		out.Verdict = job.VerdictPC
 	}

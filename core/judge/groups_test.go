@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"math"
 	"testing"
 
 	"oj/core/job"
@@ -89,5 +90,52 @@ func TestGroupBreakSkips(t *testing.T) {
 	skips = tree.finished(1, judged)
 	if skips[4] != "" || skips[2] == "" {
 		t.Fatalf("continue on the root: %v", skips)
+	}
+}
+
+// TestUnboundedGroupsStayFinite: a group without a range (Kattis's default) summing case
+// scores that are each within the bound — as a validator's score.txt may give — is SE with
+// the reason once its total passes job.MaxScore, never +Inf; and rounding such totals
+// cannot overflow.
+func TestUnboundedGroupsStayFinite(t *testing.T) {
+	big := 0.9 * job.MaxScore
+	g := &problem.Group{Aggregate: "sum", Verdict: "worst_error", OnReject: "continue", Groups: []problem.Group{
+		{Name: "a", Cases: []int{1, 2}, Aggregate: "sum", Verdict: "worst_error", OnReject: "continue"},
+		{Name: "b", Cases: []int{3}, Aggregate: "sum", Verdict: "worst_error", OnReject: "continue"},
+	}}
+	cs := outcomes(job.VerdictAC, job.VerdictAC, job.VerdictAC)
+	for i := range cs {
+		cs[i].score = f(big)
+	}
+	out := bounded(scoreGroups(problem.Spec{Scoring: g}, cs))
+	if out.Verdict != job.VerdictSE || out.Score != 0 {
+		t.Fatalf("got %s %v, want SE 0", out.Verdict, out.Score)
+	}
+	if want := "group a: score 1.8e+09 is outside oj's bound of ±1e+09"; out.Reason != want {
+		t.Fatalf("reason %q, want %q", out.Reason, want)
+	}
+	if err := job.CheckOutcome(out); err != nil {
+		t.Fatalf("the outcome still holds a score the store refuses: %v", err)
+	}
+	for _, x := range []float64{1e302, math.MaxFloat64, -math.MaxFloat64} {
+		if r := round(x); r != x {
+			t.Fatalf("round(%g) = %g", x, r)
+		}
+	}
+	if r := round(123.4567891); r != 123.456789 {
+		t.Fatalf("round keeps six decimals: %v", r)
+	}
+}
+
+// TestBoundedRefusesNonFiniteScores: whatever the scoring computed, an outcome holding a
+// score the store could not keep leaves the judge as SE with the reason.
+func TestBoundedRefusesNonFiniteScores(t *testing.T) {
+	out := bounded(job.Outcome{Verdict: job.VerdictAC, Score: math.Inf(1),
+		Cases: []job.CaseResult{{Index: 1, Verdict: job.VerdictAC, Score: 50}, {Index: 2, Verdict: job.VerdictAC, Score: math.NaN()}}})
+	if out.Verdict != job.VerdictSE || out.Score != 0 || out.Cases[0].Score != 50 || out.Cases[1].Score != 0 {
+		t.Fatalf("got %+v", out)
+	}
+	if out.Reason != "score +Inf is not a finite number within ±1e+09" {
+		t.Fatalf("reason %q", out.Reason)
 	}
 }

@@ -76,4 +76,28 @@ func score(spec problem.Spec, cases []caseOutcome) job.Outcome {
 	return out
 }
 
-func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+// round keeps six decimals. Past 1e15 a float64 has no millionths left to round (and
+// x*1e6 could overflow): such an x, like NaN or ±Inf, is returned as it is, for the
+// bound checks to refuse.
+func round(x float64) float64 {
+	if !(math.Abs(x) < 1e15) {
+		return x
+	}
+	return math.Round(x*1e6) / 1e6
+}
+
+// bounded makes an outcome whose scores oj could not store or render (job.CheckOutcome)
+// an SE with the reason, its scores zero: scoring never hands the store such a number.
+func bounded(out job.Outcome) job.Outcome {
+	err := job.CheckOutcome(out)
+	if err == nil {
+		return out
+	}
+	out.Verdict, out.Score, out.Reason = job.VerdictSE, 0, err.Error()
+	for i := range out.Cases {
+		if !job.ScoreOK(out.Cases[i].Score) {
+			out.Cases[i].Score = 0
+		}
+	}
+	return out
+}

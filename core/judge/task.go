@@ -149,6 +149,7 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	} else {
 		out = score(spec, results)
 	}
+	out = bounded(out)
 	if outOfTime != 0 && (out.Verdict == job.VerdictAC || out.Verdict == job.VerdictPC) {
 		// Not every case was judged: the submission did not pass in the time it had.
 		out.Verdict = job.VerdictTLE

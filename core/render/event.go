@@ -3,7 +3,9 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"oj/core/api/wire"
@@ -11,10 +13,18 @@ import (
 	"oj/core/store"
 )
 
+// ErrUnrenderable marks a stored event that cannot be rendered: its data does not decode
+// (a row written before scores were bounded holds "Infinity" where a number belongs), or
+// the rendered event cannot be encoded. Retrying cannot change it, so the event is
+// delivered as its stand-in (Unrenderable) rather than stop the feed or a webhook page.
+var ErrUnrenderable = errors.New("event cannot be rendered")
+
 // FeedEvent renders a stored event for a viewer (an admin or not): a submission as GET
 // shows it to that viewer (its cases as the viewer may see them), a problem version as it
 // was recorded. The feed renders each event for the token that follows it; a webhook's
-// payload is the event as a reader token sees it.
+// payload is the event as a reader token sees it. An event that cannot be rendered is
+// returned as its stand-in with an error wrapping ErrUnrenderable (deliver the stand-in;
+// log and count the error); any other error is the store's, worth trying again.
 func FeedEvent(ctx context.Context, vis *Visibilities, db store.DB, admin bool, e store.FeedEvent) (wire.Event, error) {
 	out := wire.Event{ID: e.Cursor.String(), Type: e.Type, Reason: e.Reason, Time: e.At}
 	if e.Type == wire.EventProblemVersion {
@@ -23,7 +33,7 @@ func FeedEvent(ctx context.Context, vis *Visibilities, db store.DB, admin bool, 
 	}
 	sub, err := submissionOfEvent(e.Data)
 	if err != nil {
-		return out, fmt.Errorf("feed event %s: %w", out.ID, err)
+		return unrenderable(e, err)
 	}
 	view, err := vis.View(ctx, db, admin, sub)
 	if err != nil {
@@ -31,10 +41,56 @@ func FeedEvent(ctx context.Context, vis *Visibilities, db store.DB, admin bool, 
 	}
 	b, err := json.Marshal(Submission(sub, admin, view))
 	if err != nil {
-		return out, err
+		return unrenderable(e, err)
 	}
 	out.Data = b
 	return out, nil
+}
+
+// EncodeFeedEvent is FeedEvent encoded: one line of the feed, one webhook body. An event
+// that cannot be rendered or encoded is encoded as its stand-in, with an error wrapping
+// ErrUnrenderable; any other error is the store's.
+func EncodeFeedEvent(ctx context.Context, vis *Visibilities, db store.DB, admin bool, e store.FeedEvent) (wire.Event, []byte, error) {
+	ev, err := FeedEvent(ctx, vis, db, admin, e)
+	if err != nil && !errors.Is(err, ErrUnrenderable) {
+		return ev, nil, err
+	}
+	b, merr := json.Marshal(ev)
+	if merr == nil {
+		return ev, b, err
+	}
+	ev, err = unrenderable(e, merr)
+	return ev, encodeStandIn(&ev), err
+}
+
+// Unrenderable is the stand-in delivered for stored event e, which could not be rendered
+// because of cause: its id, type, reason and time, Data naming its submission and problem
+// (wire.EventRef), RenderError saying why.
+func Unrenderable(e store.FeedEvent, cause error) wire.Event {
+	ref, _ := json.Marshal(wire.EventRef{ID: e.SubmissionID, ProblemID: e.ProblemID})
+	why := "the stored event could not be rendered: " + cause.Error()
+	if len(why) > maxRenderError {
+		why = strings.ToValidUTF8(why[:maxRenderError], "") + "…"
+	}
+	return wire.Event{ID: e.Cursor.String(), Type: e.Type, Reason: e.Reason, Time: e.At, Data: ref, RenderError: why}
+}
+
+// maxRenderError bounds a stand-in's RenderError.
+const maxRenderError = 300
+
+func unrenderable(e store.FeedEvent, cause error) (wire.Event, error) {
+	return Unrenderable(e, cause), fmt.Errorf("event %s (%s of %s): %w: %w", e.Cursor, e.Type, e.SubmissionID, ErrUnrenderable, cause)
+}
+
+// encodeStandIn encodes a stand-in, which holds only text and its time: a time JSON
+// cannot hold (a year past 9999) is dropped so that the stand-in always encodes.
+func encodeStandIn(ev *wire.Event) []byte {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		ev.Time = time.Time{}
+		b, _ = json.Marshal(ev)
+	}
+	return b
 }
 
 // eventSubmission is the submission a trigger recorded (00006_integration.sql).

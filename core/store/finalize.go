@@ -50,8 +50,9 @@ SELECT i.id::text, done.id IS NOT NULL, cur.id IS NOT NULL, coalesce(cur.state::
 // FinalizeBatch writes the verdicts of owner's attempts. The returned slice has one entry
 // per result, in order: nil when written, else a fence error (ErrStaleAttempt,
 // ErrAlreadyTerminal, ErrLeaseLost, ErrNotFound). The error return means nothing was
-// written: Permanent(err) when some result can never be stored (the caller splits the
-// batch to find it), else a system error worth retrying. Free text is made storable
+// written: Permanent(err) when some result can never be stored (a score that is not
+// finite or past job.MaxScore, a value PostgreSQL refuses; the caller splits the batch to
+// find it), else a system error worth retrying. Free text is made storable
 // here (Text, jsonValue); times and memory too large for their columns are refused by
 // PostgreSQL rather than wrapped.
 func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, now time.Time) ([]error, error) {
@@ -65,6 +66,11 @@ func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, n
 	index := make(map[string]int, n)
 	for i, r := range results {
 		o := r.Outcome
+		// PostgreSQL stores ±Inf and NaN in float8, and no answer could render them
+		// afterwards: such an outcome is refused here, whatever the judge did before.
+		if err := job.CheckOutcome(o); err != nil {
+			return nil, unstorable(fmt.Errorf("finalize %s: %w", r.ID, err))
+		}
 		ids[i], attempts[i] = r.ID, int32(r.Attempt)
 		verdicts[i], scores[i] = string(o.Verdict), o.Score
 		times[i], mems[i] = int64(o.TimeMS), int64(o.MemoryKB)

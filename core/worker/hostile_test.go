@@ -58,6 +58,9 @@ func TestHostileVerdictsDoNotStallTheBatch(t *testing.T) {
 		2: func() (job.Outcome, error) { // JSON cannot hold it
 			return job.Outcome{Verdict: job.VerdictPC, Cases: []job.CaseResult{{Index: 1, Verdict: job.VerdictPC, Score: math.NaN()}}}, nil
 		},
+		3: func() (job.Outcome, error) { // PostgreSQL would store it, no answer could render it
+			return job.Outcome{Verdict: job.VerdictAC, Score: math.Inf(1), Cases: []job.CaseResult{{Index: 1, Verdict: job.VerdictAC, Score: 1e302}}}, nil
+		},
 	}))
 	cfg := testWorkerConfig("w1")
 	cfg.Concurrency = map[string]int{"light": 16}
@@ -69,7 +72,7 @@ func TestHostileVerdictsDoNotStallTheBatch(t *testing.T) {
 		len(s.Cases) != 1 || s.Cases[0].Message != stored || s.Cases[0].CheckerMessage != stored || s.LastError != "" {
 		t.Fatalf("NUL in the checker's message: %+v", s)
 	}
-	for _, i := range []int{1, 2} {
+	for _, i := range []int{1, 2, 3} {
 		s := done[ids[i]]
 		if s.State != job.StateFinished || s.Verdict != job.VerdictSE || s.Attempt != 1 ||
 			!strings.Contains(s.LastError, "could not be stored") || j.Calls(ids[i]) != 1 {
@@ -83,7 +86,10 @@ func TestHostileVerdictsDoNotStallTheBatch(t *testing.T) {
 	if !strings.Contains(done[ids[1]].LastError, "22003") {
 		t.Errorf("reason lacks PostgreSQL's SQLSTATE: %q", done[ids[1]].LastError)
 	}
-	for _, id := range ids[3:] {
+	if s := done[ids[3]]; !strings.Contains(s.LastError, "score +Inf is not a finite number within ±1e+09") || s.Score != 0 {
+		t.Errorf("an infinite score: %+v", s)
+	}
+	for _, id := range ids[4:] {
 		if s := done[id]; s.State != job.StateFinished || s.Verdict != job.VerdictAC || s.Attempt != 1 {
 			t.Fatalf("a bystander of the batch: %+v", s)
 		}

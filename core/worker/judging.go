@@ -144,7 +144,8 @@ func (l *lane) keep(t job.Task, keep func(context.Context)) {
 }
 
 // seReason is the reason of an SE verdict the judge decided: the first SE case's
-// message (a checker or interactor that failed), which is safe to show the owner.
+// message (a checker or interactor that failed), which is safe to show the owner, else
+// the judge's own (scores it could not keep).
 func seReason(out job.Outcome) string {
 	for _, c := range out.Cases {
 		if c.Verdict == job.VerdictSE {
@@ -153,6 +154,9 @@ func seReason(out job.Outcome) string {
 			}
 			return fmt.Sprintf("case %d: %s", c.Index, c.Message)
 		}
+	}
+	if out.Reason != "" {
+		return out.Reason
 	}
 	return "system error"
 }

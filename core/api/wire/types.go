@@ -103,12 +103,17 @@ type CaseDetail struct {
 // StateEvent is the data of one `state` or `case` Server-Sent Event. Submission is set on
 // the terminal event (the stream closes after it); Case is set on a `case` event, sent
 // while the attempt runs for each case judged (its score is known only at the end).
+//
+// RenderError is set, and Submission left out, when the terminal event's submission could
+// not be rendered (a stored value JSON cannot hold): GET /api/v1/submissions/{id} answers
+// 500 for it too, and the stream still ends.
 type StateEvent struct {
-	ID         string      `json:"id"`
-	State      string      `json:"state"`
-	Attempt    int         `json:"attempt"`
-	Submission *Submission `json:"submission,omitempty"`
-	Case       *Case       `json:"case,omitempty"`
+	ID          string      `json:"id"`
+	State       string      `json:"state"`
+	Attempt     int         `json:"attempt"`
+	Submission  *Submission `json:"submission,omitempty"`
+	Case        *Case       `json:"case,omitempty"`
+	RenderError string      `json:"render_error,omitempty"`
 }
 
 // Language is one configured language.

@@ -32,7 +32,7 @@ type Feedback struct {
 // validator that fails must never pass or fail a solution. teammessage.txt is the
 // owner's message (the problem setter wrote it for them); judgemessage.txt, or the
 // validator's standard error when there is none, the admins'. An accepting validator
-// may give the case a score (score.txt, a number ≥ 0) or a fraction of it
+// may give the case a score (score.txt, a number in [0, job.MaxScore]) or a fraction of it
 // (score_multiplier.txt, in [0, 1]), never both: Result.Score and HasScore, or
 // Result.Points for the fraction.
 func Kattis(ok bool, exitCode int, fb Feedback, stderr []byte) Result {
@@ -67,6 +67,11 @@ func Kattis(ok bool, exitCode int, fb Feedback, stderr []byte) Result {
 		v, err := number(fb.Score)
 		if err != nil || v < 0 {
 			return se("validator wrote an invalid score.txt", fmt.Sprintf("score.txt %q is not a number ≥ 0", clip(fb.Score)))
+		}
+		if !job.ScoreOK(v) {
+			// Past the bound a sum of such scores overflows, and none could be shown.
+			return se("validator wrote a score.txt past oj's bound",
+				fmt.Sprintf("score.txt %q is more than oj's bound of %g", clip(fb.Score), job.MaxScore))
 		}
 		r.Score, r.HasScore = v, true
 	case fb.ScoreMultiplier != nil:

@@ -86,6 +86,10 @@ func TestKattisMapping(t *testing.T) {
 		{"score with multiplier", true, 42, Feedback{Score: []byte("3"), ScoreMultiplier: []byte("0.5")}, job.VerdictSE, "validator wrote both score.txt and score_multiplier.txt"},
 		{"bad score", true, 42, Feedback{Score: []byte("lots")}, job.VerdictSE, "validator wrote an invalid score.txt"},
 		{"negative score", true, 42, Feedback{Score: []byte("-1")}, job.VerdictSE, "validator wrote an invalid score.txt"},
+		{"infinite score", true, 42, Feedback{Score: []byte("inf")}, job.VerdictSE, "validator wrote an invalid score.txt"},
+		{"NaN score", true, 42, Feedback{Score: []byte("NaN")}, job.VerdictSE, "validator wrote an invalid score.txt"},
+		{"score past the bound", true, 42, Feedback{Score: []byte("1e302")}, job.VerdictSE, "validator wrote a score.txt past oj's bound"},
+		{"NaN multiplier", true, 42, Feedback{ScoreMultiplier: []byte("nan")}, job.VerdictSE, "validator wrote an invalid score_multiplier.txt"},
 		{"multiplier out of range", true, 42, Feedback{ScoreMultiplier: []byte("1.5")}, job.VerdictSE, "validator wrote an invalid score_multiplier.txt"},
 	}
 	for _, c := range cases {
@@ -101,6 +105,9 @@ func TestKattisMapping(t *testing.T) {
 				t.Fatalf("the judge message reached the owner: %q", r.Message)
 			}
 		})
+	}
+	if r := Kattis(true, 42, Feedback{Score: []byte("1e9")}, nil); !r.HasScore || r.Score != job.MaxScore {
+		t.Fatalf("a score.txt at the bound: %+v", r)
 	}
 	r := Kattis(true, 42, Feedback{Score: []byte("12.5\n")}, nil)
 	if !r.HasScore || r.Score != 12.5 || r.Verdict != job.VerdictAC {

@@ -2,10 +2,13 @@ package problem
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
 	"strings"
+
+	"oj/core/job"
 )
 
 // Group is one node of a scoring tree (problem.yaml `scoring`), the Kattis format's test
@@ -221,6 +224,9 @@ func (s *Spec) checkScoring(cases int, lines lineMap) error {
 		if g.OnReject != OnRejectBreak && g.OnReject != OnRejectContinue {
 			return specError(ErrBadSubtasks, lines.at(key+".on_reject"), "%s.on_reject: %q is not break or continue", key, clip(g.OnReject, 40))
 		}
+		if err := checkGroupScores(g, key, lines); err != nil {
+			return err
+		}
 		if g.Range != nil && (len(g.Range) != 2 || !(g.Range[0] <= g.Range[1])) {
 			return specError(ErrBadSubtasks, lines.at(key+".range"), "%s.range: want two numbers, the lowest and highest score, such as [0, 100]", key)
 		}
@@ -263,6 +269,9 @@ func (s *Spec) checkScoring(cases int, lines lineMap) error {
 	if err := walk(s.Scoring, "scoring", 0); err != nil {
 		return err
 	}
+	if err := checkMaxScores(s.Scoring, "scoring", lines); err != nil {
+		return err
+	}
 	for c := 1; c <= cases; c++ {
 		if owner[c] == "" {
 			return specError(ErrBadSubtasks, at, "scoring: case %d belongs to no group; every case must be in one", c)
@@ -271,6 +280,40 @@ func (s *Spec) checkScoring(cases int, lines lineMap) error {
 	for k, c := range order {
 		if c != k+1 {
 			return specError(ErrBadSubtasks, at, "scoring: groups are judged in case order, each at its first case, so case %d would be judged %s; number the cases in the order they are judged", c, ordinal(k+1))
+		}
+	}
+	return nil
+}
+
+// checkGroupScores refuses a group's scores that oj could not keep: NaN, ±Inf, or past
+// job.MaxScore (the YAML reads .inf, .nan and 1e308 as numbers).
+func checkGroupScores(g *Group, key string, lines lineMap) error {
+	vals := map[string]float64{"reject_score": g.RejectScore}
+	if g.AcceptScore != nil {
+		vals["accept_score"] = *g.AcceptScore
+	}
+	for i, x := range g.Range {
+		vals[fmt.Sprintf("range[%d]", i)] = x
+	}
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
+		if !job.ScoreOK(vals[k]) {
+			return specError(ErrBadSubtasks, lines.at(key+"."+k), "%s.%s: %v is not a finite number within ±%g (oj's bound on any score)",
+				key, k, vals[k], job.MaxScore)
+		}
+	}
+	return nil
+}
+
+// checkMaxScores refuses a tree whose groups could score past job.MaxScore when every
+// case is accepted (a sum of many bounded scores): such a submission could only be SE.
+func checkMaxScores(g *Group, key string, lines lineMap) error {
+	if m := g.MaxScore(); !job.ScoreOK(m) {
+		return specError(ErrBadSubtasks, lines.at(key), "%s: its cases accepted would score %v, past oj's bound of %g on any score",
+			key, m, job.MaxScore)
+	}
+	for i := range g.Groups {
+		if err := checkMaxScores(&g.Groups[i], fmt.Sprintf("%s.groups[%d]", key, i), lines); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package problem
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,45 @@ func TestScoringAndKattisKeys(t *testing.T) {
 				t.Fatalf("err = %v, want %v saying %q", err, c.reason, c.want)
 			}
 		})
+	}
+}
+
+// TestScoresAreBounded: a score oj could not keep — NaN, ±Inf, past job.MaxScore — is
+// refused where problem.yaml gives it, naming the key, and so is a tree or a set of
+// subtasks whose full marks would pass the bound; a score at the bound is taken.
+func TestScoresAreBounded(t *testing.T) {
+	has := func(string) bool { return false }
+	bad := []struct{ name, yaml, want string }{
+		{"infinite accept_score", "title: A\nscoring: {accept_score: .inf, cases: [1, 2, 3]}\n",
+			"scoring.accept_score: +Inf is not a finite number within ±1e+09"},
+		{"NaN reject_score", "title: A\nscoring:\n  groups:\n    - {cases: [1, 2, 3], reject_score: .nan}\n",
+			"scoring.groups[0].reject_score: NaN is not a finite number within ±1e+09"},
+		{"huge accept_score", "title: A\nscoring: {accept_score: 1e308, cases: [1, 2, 3]}\n",
+			"scoring.accept_score: 1e+308 is not a finite number within ±1e+09"},
+		{"range past the bound", "title: A\nscoring: {range: [0, 1e10], cases: [1, 2, 3]}\n",
+			"scoring.range[1]: 1e+10 is not a finite number within ±1e+09"},
+		{"a sum past the bound", "title: A\nscoring: {accept_score: 5e8, cases: [1, 2, 3]}\n",
+			"scoring: its cases accepted would score 1.5e+09, past oj's bound"},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseSpec([]byte(c.yaml), 3, has)
+			if !errors.Is(err, ErrBadSubtasks) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want one saying %q", err, c.want)
+			}
+		})
+	}
+	if _, err := parseSpec([]byte("title: A\nscoring: {accept_score: 1e9, aggregate: max, cases: [1, 2, 3]}\n"), 3, has); err != nil {
+		t.Fatalf("a score at the bound: %v", err)
+	}
+	// 1001 subtasks of the most each may score add up past the bound.
+	var y strings.Builder
+	y.WriteString("title: A\nsubtasks:\n")
+	for i := 1; i <= 1001; i++ {
+		fmt.Fprintf(&y, "  - {score: 1000000, cases: [%d]}\n", i)
+	}
+	if _, err := parseSpec([]byte(y.String()), 1001, has); !errors.Is(err, ErrBadSubtasks) ||
+		!strings.Contains(err.Error(), "subtasks: their scores add up to 1.001e+09, past oj's bound") {
+		t.Fatalf("subtasks past the bound: %v", err)
 	}
 }

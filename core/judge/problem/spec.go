@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"oj/core/job"
 )
 
 // Checker types.
@@ -415,6 +417,13 @@ func (s *Spec) checkSubtasks(cases int, lines lineMap) error {
 			}
 			owner[c] = i + 1
 		}
+	}
+	total := 0.0
+	for _, st := range s.Subtasks {
+		total += st.Score
+	}
+	if total > job.MaxScore {
+		return specError(ErrBadSubtasks, lines.at("subtasks"), "subtasks: their scores add up to %v, past oj's bound of %g on any score", total, job.MaxScore)
 	}
 	for c := 1; c <= cases; c++ {
 		if owner[c] == 0 {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -229,83 +228,6 @@ func (c *converter) validatorFlags(s settings) string {
 	return strings.Join(parts, " ")
 }
 
-// legacyGroup makes the group of a legacy or draft testdata.yaml's settings.
-func (c *converter) legacyGroup(name string, s settings) problem.Group {
-	g := problem.Group{Name: name, Aggregate: problem.AggregateSum, Verdict: problem.VerdictWorstError, OnReject: problem.OnRejectBreak}
-	if v := str(s["on_reject"]); v != "" {
-		g.OnReject = v
-	}
-	for _, f := range strings.Fields(str(s["grader_flags"])) {
-		switch f {
-		case "sum", "avg", "min", "max":
-			g.Aggregate = f
-		case "first_error", "worst_error", "always_accept":
-			g.Verdict = f
-		case "accept_if_any_accepted":
-			g.AcceptIfAnyAccepted = true
-		}
-	}
-	if v, ok := num(s["accept_score"]); ok {
-		g.AcceptScore = ptr(v)
-	}
-	if v, ok := num(s["reject_score"]); ok {
-		g.RejectScore = v
-	}
-	if r := strings.Fields(str(s["range"])); len(r) == 2 {
-		lo, e1 := parseInf(r[0])
-		hi, e2 := parseInf(r[1])
-		// A range with an infinite end bounds nothing oj checks on that side; oj's
-		// range is two numbers, so only a finite one is kept.
-		if e1 == nil && e2 == nil && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
-			g.Range = []float64{lo, hi}
-		}
-	}
-	return g
-}
-
-func parseInf(s string) (float64, error) {
-	switch s {
-	case "inf", "+inf":
-		return math.Inf(1), nil
-	case "-inf":
-		return math.Inf(-1), nil
-	}
-	return strconv.ParseFloat(s, 64)
-}
-
-// checkLegacySettings refuses testdata.yaml values oj cannot read.
-func checkLegacySettings(name string, s settings) error {
-	if v := str(s["on_reject"]); v != "" && v != "break" && v != "continue" {
-		return bad(name, "on_reject: %q: want break or continue", v)
-	}
-	for _, f := range strings.Fields(str(s["grader_flags"])) {
-		switch f {
-		case "sum", "avg", "min", "max", "first_error", "worst_error", "always_accept", "accept_if_any_accepted", "ignore_sample":
-		default:
-			return bad(name, "grader_flags: unknown flag %q", f)
-		}
-	}
-	if r := str(s["range"]); r != "" {
-		p := strings.Fields(r)
-		if len(p) != 2 {
-			return bad(name, "range: want two numbers, such as \"0 100\"")
-		}
-		for _, x := range p {
-			if _, err := parseInf(x); err != nil {
-				return bad(name, "range: %q is not a number", x)
-			}
-		}
-	}
-	for _, k := range []string{"accept_score", "reject_score"} {
-		if s[k] != nil {
-			if _, ok := num(s[k]); !ok {
-				return bad(name, "%s: want a number", k)
-			}
-		}
-	}
-	return nil
-}
-
 // walk reads one group folder: its cases and subgroups in lexicographic order.
 func (c *converter) walk(dir string, parent settings, depth int, flags map[string][]string) (*problem.Group, error) {
 	if depth > 8 {
@@ -517,6 +439,9 @@ func (c *converter) group2025(dir string, s settings) (problem.Group, error) {
 		max = math.NaN()
 	}
 	if v, ok := num(s["max_score"]); ok {
+		if err := boundedScore(dir+"/test_group.yaml", "max_score", v); err != nil {
+			return g, err
+		}
 		max = v
 	}
 	if math.IsNaN(max) {

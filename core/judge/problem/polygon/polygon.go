@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"oj/core/job"
 	"oj/core/judge/problem"
 )
 
@@ -311,6 +312,9 @@ func (c *converter) scoring() error {
 			v, err := strconv.ParseFloat(t.Points, 64)
 			if err != nil || v < 0 {
 				return bad("problem.xml", "test %d: points %q: want a number ≥ 0", n, t.Points)
+			}
+			if !job.ScoreOK(v) {
+				return bad("problem.xml", "test %d: points %q: not a finite number within %g (oj's bound on any score)", n, t.Points, job.MaxScore)
 			}
 			p = v
 		}
