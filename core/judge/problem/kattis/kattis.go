@@ -50,6 +50,7 @@ func bad(name, format string, args ...any) error {
 // converter holds one conversion's state.
 type converter struct {
 	src     *problem.Source
+	id      string
 	b       *problem.Builder
 	im      problem.Import
 	version string
@@ -83,10 +84,11 @@ func Is(src *problem.Source) bool {
 	return hasName && !hasTitle
 }
 
-// Convert converts a Kattis package.
-func Convert(src *problem.Source) (*problem.Converted, error) {
-	c := &converter{src: src, b: problem.NewBuilder(src.Limits()), im: problem.Import{Format: "kattis"}}
-	steps := []func() error{c.readYAML, c.limits, c.tests, c.validator, c.submissions, c.statements, c.rest}
+// Convert converts a Kattis package. id is the problem's id, the name of last resort
+// for a package that names itself nowhere (see name); "" for none.
+func Convert(src *problem.Source, id string) (*problem.Converted, error) {
+	c := &converter{src: src, id: id, b: problem.NewBuilder(src.Limits()), im: problem.Import{Format: "kattis"}}
+	steps := []func() error{c.readYAML, c.name, c.limits, c.tests, c.validator, c.submissions, c.statements, c.rest}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err
@@ -143,31 +145,11 @@ func (c *converter) readYAML() error {
 			return bad("problem.yaml", "unknown key %q for the %s format (known: %s)", k, c.version, strings.Join(known[c.version], ", "))
 		}
 	}
-	// Title: the English name, else the first.
-	switch n := c.meta["name"].(type) {
-	case string:
-		c.spec.Title = n
-	case map[string]any:
-		if en := str(n["en"]); en != "" {
-			c.spec.Title = en
-		} else {
-			langs := make([]string, 0, len(n))
-			for l := range n {
-				langs = append(langs, l)
-			}
-			slices.Sort(langs)
-			if len(langs) > 0 {
-				c.spec.Title = str(n[langs[0]])
-			}
-		}
+	switch c.meta["name"].(type) {
+	case nil, string, map[string]any:
+	default:
+		return bad("problem.yaml", "name: want a string or a map of languages to names")
 	}
-	if c.spec.Title == "" {
-		return bad("problem.yaml", "name: required (the problem's name)")
-	}
-	if len(c.spec.Title) > 200 {
-		c.spec.Title = c.spec.Title[:200]
-	}
-	c.im.Map("name", "title")
 	// Type.
 	switch t := c.meta["type"].(type) {
 	case nil:
