@@ -33,12 +33,11 @@ func PolygonWithTutorials() map[string]string {
 </problem>
 `
 	return map[string]string{
-		"twice/problem.xml":     xml,
-		"twice/tests/01":        "1\n",
-		"twice/tests/01.a":      "2\n",
-		"twice/tests/02":        "5\n",
-		"twice/tests/02.a":      "10\n",
-		"twice/files/check.cpp": "#include \"testlib.h\"\nint main() {}\n",
+		"twice/problem.xml": xml,
+		"twice/tests/01":    "1\n",
+		"twice/tests/01.a":  "2\n",
+		"twice/tests/02":    "5\n",
+		"twice/tests/02.a":  "10\n",
 		"twice/statements/english/problem.tex": "\\begin{problem}{Twice}{standard input}{standard output}{1 second}{256 megabytes}\n" +
 			"Print twice the number. % \\includegraphics{tutorial-figure.png} is a comment\n" +
 			"\\begin{center}\\includegraphics[width=5cm]{twice.png}\\end{center}\n" +
