@@ -3,11 +3,14 @@
 // the format's order (data/sample, then data/secret and its groups, each folder's
 // items in lexicographic order), the default validator's flags or the custom output
 // validator as a kattis checker, interactive validators, scoring groups, the time and
-// memory limits, the labeled submissions and the statements. What oj cannot honour —
+// memory limits, the labeled submissions and the statements (public: the statements
+// and what they reference; private: solution slides and the rest). A legacy package is
+// named by its statements, as problemtools names it. What oj cannot honour —
 // multi-pass and submit-answer problems, custom graders, include/ directories, static
 // validators, group dependencies, per-group validator flags, several validators, a
 // custom validation with none — is refused naming the file and the feature; what oj
-// keeps without using (input validators, generators) is said in the import notes.
+// keeps without using (input validators, generators, scripts in data/) is said in the
+// import notes.
 package kattis
 
 import (
