@@ -90,6 +90,11 @@ func (c *converter) name() error {
 		}
 	}
 	if title := pick(names); title != "" {
+		if len(names) > 1 {
+			for _, l := range sortedKeys(names) {
+				c.im.Map("problem.yaml name."+l, fmt.Sprintf("name (%s): %s", l, names[l]))
+			}
+		}
 		return c.setTitle(title, "name")
 	}
 	if n := c.iniName(); n != "" {
