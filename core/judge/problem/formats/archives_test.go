@@ -67,7 +67,8 @@ func TestLegacyKattisAsArchived(t *testing.T) {
 }
 
 // TestKattisNameFallback: a package that names itself nowhere is named after its
-// folder, else the problem's id, and says so; problem.tex is English.
+// folder, else the problem's id, and says so; problem.tex is English; a problem.yaml
+// of comments only is a legacy package with every default.
 func TestKattisNameFallback(t *testing.T) {
 	files := problemtest.LegacyKattisUnnamed()
 	delete(files, "problem_statement/problem.sv.tex")
@@ -88,6 +89,10 @@ func TestKattisNameFallback(t *testing.T) {
 	files["problem_statement/problem.tex"] = "\\problemname{Plain Twice}\n"
 	if im, _, _ = statementSets(t, files, ""); im.Package.Title() != "Plain Twice" || !mapped(im, "name (en): Plain Twice") {
 		t.Fatalf("title %q: problem.tex is the English statement", im.Package.Title())
+	}
+	files["problem.yaml"] = "# every default\n"
+	if im, _, _ = statementSets(t, files, ""); im.Package.Title() != "Plain Twice" || im.Import.Version != "legacy" {
+		t.Fatalf("a problem.yaml of comments only: title %q, version %q", im.Package.Title(), im.Import.Version)
 	}
 	files["data/extra/1.in"] = "1\n"
 	if _, err := Import(problemtest.Zip(files), "", problem.DefaultLimits()); err == nil || !strings.Contains(err.Error(), "data/extra/1.in") {

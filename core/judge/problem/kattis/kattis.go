@@ -129,7 +129,13 @@ func (c *converter) readYAML() error {
 	if hasAlias(&doc) {
 		return bad("problem.yaml", "aliases (*x) are not supported: write the value out")
 	}
-	if err := doc.Decode(&c.meta); err != nil || c.meta == nil {
+	empty := doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null"
+	switch {
+	case empty:
+		// An empty problem.yaml (or one of comments only) is a legacy package with
+		// every default, as problemtools reads it.
+		c.meta = map[string]any{}
+	case doc.Decode(&c.meta) != nil || c.meta == nil:
 		return bad("problem.yaml", "want a mapping of keys (name: …)")
 	}
 	switch v := str(c.meta["problem_format_version"]); v {
