@@ -104,10 +104,12 @@ func TestKattisNameFallback(t *testing.T) {
 // the files those reference are public; every tutorial, problem-properties.json and the
 // section sources are private, even one a statement links to.
 func TestPolygonTutorialsPrivate(t *testing.T) {
-	im, public, private := statementSets(t, problemtest.PolygonWithTutorials(), "twice")
+	files := problemtest.PolygonWithTutorials()
+	files["twice/problem.pdf"] = "%PDF at the top"
+	im, public, private := statementSets(t, files, "twice")
 	wantPublic := []string{"english/example.01", "english/example.01.a", "english/problem.tex", "english/twice.png",
 		"html/english/paper.png", "html/english/problem-statement.css", "html/english/problem.html", "html/english/twice.png",
-		"pdf/english/problem.pdf"}
+		"pdf/english/problem.pdf", "problem.pdf"}
 	if !slices.Equal(public, wantPublic) {
 		t.Fatalf("public %q, want %q", public, wantPublic)
 	}

@@ -17,8 +17,18 @@ var statementRoots = []string{"problem.tex", "problem.html", "problem.pdf"}
 // stylesheet, olymp.sty's example files) — and the rest of statements/ and
 // statement-sections/ under private/, for admins only: the tutorials (listed under
 // <tutorials> or not), problem-properties.json (it holds the tutorial too) and the
-// section sources. Polygon's hidden .html and .pdf folders lose their dot.
+// section sources. Polygon's hidden .html and .pdf folders lose their dot. A
+// problem.pdf (.html, .txt) at the package's top is public too.
 func (c *converter) statements() error {
+	for _, f := range c.src.List("") {
+		if problem.IsTopStatement(f) {
+			// A DOMjudge-style statement at the top: public under its own name.
+			if _, err := c.b.Copy(c.src, f, f, false); err != nil {
+				return err
+			}
+			c.im.Map(f, f+" (a statement at the package's top, public)")
+		}
+	}
 	if !c.src.IsDir("statements") && !c.src.IsDir("statement-sections") {
 		c.im.Note("the package has no statements/: nothing is public but the samples")
 		return nil
