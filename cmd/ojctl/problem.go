@@ -149,8 +149,14 @@ func printProblem(p *printer, pr *wire.Problem) {
 		{"Verified", verifiedText(pr.Verify)},
 	})
 	if len(pr.Statements) > 0 {
-		p.heading("Statement files (GET /api/v1/problems/" + pr.ID + "/statement/PATH)")
+		p.heading("Public statement files, any token (GET /api/v1/problems/" + pr.ID + "/statement/PATH)")
 		for _, f := range pr.Statements {
+			p.printf("  %s\n", f)
+		}
+	}
+	if len(pr.StatementsPrivate) > 0 {
+		p.heading("Private statement files, admins only (editorials, unreferenced sources)")
+		for _, f := range pr.StatementsPrivate {
 			p.printf("  %s\n", f)
 		}
 	}

@@ -100,3 +100,15 @@ func TestZipDirPacksRelativePathsAndRefusesSymlinks(t *testing.T) {
 		t.Fatalf("id of a zip = %q", id)
 	}
 }
+
+// problem push of a package as a contest archive ships it prints what of its statement
+// material became public and what stayed private (solution slides).
+func TestProblemPushPrintsPublicAndPrivate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := writeTree(t, "twice", problemtest.LegacyKattisUnnamed())
+	r := e.ojctl("problem", "push", dir)
+	wantCode(t, r, 0)
+	wantIn(t, "stdout", r.stdout, "Twice the Number", "Public statement files", "problem.en.tex", "twice.png",
+		"Private statement files, admins only", "solution.tex", "solution-slides.tex")
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"oj/core/render"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,28 +42,60 @@ func (s *Server) getSample(w http.ResponseWriter, r *http.Request, _ *store.Toke
 	return s.serveFile(w, r, pv, name, "text/plain; charset=utf-8")
 }
 
-// getStatement is GET /api/v1/problems/{id}/statement/{path}: a statement file the
-// latest version's package ships (PDF, HTML, Markdown, LaTeX and their images, as
-// shipped), to any token.
-func (s *Server) getStatement(w http.ResponseWriter, r *http.Request, _ *store.Token) error {
+// getStatement is GET /api/v1/problems/{id}/statement/{path}: a file of the latest
+// version's statement material (PDF, HTML, Markdown, LaTeX and their images, as
+// shipped). Any token reads the public part — the statement and what it references,
+// listed as statements; an admin reads the private rest too (statements_private:
+// editorials, solution slides, properties files). What a user may not read is 404 like
+// a file that does not exist.
+func (s *Server) getStatement(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	id := r.PathValue("id")
 	pv, err := s.liveProblem(r, id)
 	if err != nil {
 		return err
 	}
 	rel := r.PathValue("path")
-	if rel == "" || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "..") {
-		return errorf(http.StatusNotFound, codeNotFound, "no statement file %q", rel)
-	}
-	listed := false
-	raw, _ := pv.Meta["statements"].([]any)
-	for _, x := range raw {
-		listed = listed || x == rel
-	}
-	if !listed {
+	if rel == "" || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "..") ||
+		!statementVisible(pv.Meta, rel, isAdmin(tok)) {
 		return errorf(http.StatusNotFound, codeNotFound, "problem %q has no statement file %q (its files are listed by GET /api/v1/problems/%s)", id, rel, id)
 	}
-	return s.serveFile(w, r, pv, "statement/"+rel, contentType(rel))
+	pkg, err := s.storedPackage(r.Context(), pv.SHA256)
+	if err != nil {
+		return err
+	}
+	public, private := pkg.StatementFiles()
+	file, ok := public[rel]
+	if !ok && isAdmin(tok) {
+		file, ok = private[rel]
+	}
+	if !ok {
+		return errorf(http.StatusNotFound, codeNotFound, "the package of %s v%d has no statement file %s", pv.ProblemID, pv.Version, rel)
+	}
+	return servePackageFile(w, r, pkg, pv, file, contentType(rel))
+}
+
+// statementVisible reports whether the viewer may read the statement file rel of a
+// version: one of its public statements, or (admins) one of its private ones. A version
+// recorded before statements were split into public and private (no
+// statements_private) listed all its statement files as public: its editorials are
+// held back from users by their names.
+func statementVisible(meta map[string]any, rel string, admin bool) bool {
+	listed := func(key string) bool {
+		raw, _ := meta[key].([]any)
+		return slices.Contains(raw, any(rel))
+	}
+	if listed("statements") {
+		_, split := meta["statements_private"]
+		return admin || split || !editorialName(rel)
+	}
+	return admin && listed("statements_private")
+}
+
+// editorialName reports whether a statement file is named as editorial material:
+// Polygon's tutorials and problem-properties.json, Kattis solution slides.
+func editorialName(rel string) bool {
+	base := strings.ToLower(path.Base(rel))
+	return strings.HasPrefix(base, "tutorial") || strings.HasPrefix(base, "solution") || base == "problem-properties.json"
 }
 
 // liveProblem is the latest version of a live problem, 404 otherwise.
@@ -87,6 +120,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, pv *store.Pro
 	if err != nil {
 		return err
 	}
+	return servePackageFile(w, r, pkg, pv, name, ctype)
+}
+
+// servePackageFile streams the file name of pkg, the package of pv.
+func servePackageFile(w http.ResponseWriter, r *http.Request, pkg *problem.Package, pv *store.ProblemVersion, name, ctype string) error {
 	rc, size, err := pkg.Open(name)
 	if err != nil {
 		if problem.IsInvalid(err) {

@@ -21,7 +21,7 @@ func TestSamplesAndStatementsServed(t *testing.T) {
 		"data/sample/1.ans":               "sample answer\n",
 		"data/secret/1.in":                "SECRET input\n",
 		"data/secret/1.ans":               "SECRET answer\n",
-		"problem_statement/problem.en.md": "# Echo\n\nPrint the input.\n",
+		"problem_statement/problem.en.md": "# Echo\n\n![echo](fig/echo.svg)\n",
 		"problem_statement/fig/echo.svg":  "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
 	})
 	if _, err := e.admin.PutProblem(ctx, "echo", strings.NewReader(pkg)); err != nil {
@@ -60,7 +60,7 @@ func TestSamplesAndStatementsServed(t *testing.T) {
 	for path, want := range map[string]string{
 		"/api/v1/problems/echo/samples/1/input":         "sample input\n",
 		"/api/v1/problems/echo/samples/1/answer":        "sample answer\n",
-		"/api/v1/problems/echo/statement/problem.en.md": "# Echo\n\nPrint the input.\n",
+		"/api/v1/problems/echo/statement/problem.en.md": "# Echo\n\n![echo](fig/echo.svg)\n",
 		"/api/v1/problems/echo/statement/fig/echo.svg":  "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
 	} {
 		code, h, body := get(path, alice)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"strings"
 
 	"oj/core/api/wire"
 	"oj/core/judge/objstore"
@@ -72,7 +71,7 @@ func (s *Server) readPackage(r *http.Request) (*formats.Imported, error) {
 		}
 		return nil, errorf(http.StatusBadRequest, codeBadRequest, "read body: %v", err)
 	}
-	im, err := formats.Import(body, format, s.d.PackageLimits)
+	im, err := formats.ImportAs(body, format, r.PathValue("id"), s.d.PackageLimits)
 	if err != nil {
 		if problem.IsInvalid(err) {
 			return nil, errorf(http.StatusBadRequest, codeInvalidPackage, "%s", err.Error())
@@ -91,13 +90,9 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, im *f
 	for _, st := range pkg.Subtasks() {
 		subtasks = append(subtasks, wire.Subtask{Score: st.Score, Cases: st.Cases})
 	}
-	var statements []string
-	for _, f := range pkg.Files() {
-		if rest, ok := strings.CutPrefix(f, "statement/"); ok {
-			statements = append(statements, rest)
-		}
-	}
-	slices.Sort(statements)
+	// The statement material: public (any token) and private (admins), by the names
+	// GET …/statement/{path} serves them under.
+	public, private := pkg.StatementFiles()
 	mapped := make([]wire.Mapped, 0, len(im.Import.Mapped))
 	for _, m := range im.Import.Mapped {
 		mapped = append(mapped, wire.Mapped{From: m.From, To: m.To})
@@ -109,7 +104,8 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, im *f
 			"public_tests": pkg.Spec.PublicTests, "format": im.Import.Format, "format_version": im.Import.Version,
 			"import":                 wire.ProblemImport{Mapped: mapped, Notes: nonNilStrings(im.Import.Notes)},
 			"time_limit_provisional": pkg.Spec.Timing != nil && pkg.Spec.Timing.Derive,
-			"statements":             nonNilStrings(statements), "scoring": pkg.Spec.Scoring != nil,
+			"statements":             problem.Names(public), "statements_private": problem.Names(private),
+			"scoring":             pkg.Spec.Scoring != nil,
 			"labeled_submissions": len(pkg.Spec.Submissions)}}
 	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
 		return nil, unavailable("record problem version", err)
@@ -179,13 +175,20 @@ func problemWire(pv *store.ProblemVersion, admin bool) wire.Problem {
 	}
 	if raw, ok := pv.Meta["statements"].([]any); ok {
 		for _, x := range raw {
-			if f, ok := x.(string); ok {
+			if f, ok := x.(string); ok && statementVisible(pv.Meta, f, admin) {
 				p.Statements = append(p.Statements, f)
 			}
 		}
 	}
 	if admin {
 		p.Import = importOf(pv.Meta)
+		p.StatementsPrivate = []string{}
+		raw, _ := pv.Meta["statements_private"].([]any)
+		for _, x := range raw {
+			if f, ok := x.(string); ok {
+				p.StatementsPrivate = append(p.StatementsPrivate, f)
+			}
+		}
 	}
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
 	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)

@@ -158,8 +158,13 @@ type Problem struct {
 	TimeLimitProvisional bool `json:"time_limit_provisional"`
 	// Scoring: the problem scores by test groups (Kattis style).
 	Scoring bool `json:"scoring"`
-	// Statements are the statement files the package ships (GET …/statement/{path}).
+	// Statements are the public statement files: the statement and the files it
+	// references (GET …/statement/{path}, any token).
 	Statements []string `json:"statements"`
+	// StatementsPrivate are the statement material only admins read by the same path:
+	// editorials (Polygon tutorials, solution slides), properties files, sources the
+	// statement does not reference (shown to admins; absent when there is none).
+	StatementsPrivate []string `json:"statements_private,omitempty"`
 	// LabeledSubmissions counts the package's own submissions, which verify judges.
 	LabeledSubmissions int `json:"labeled_submissions"`
 	// Import is what was mapped from the original package (admins only).

@@ -38,6 +38,13 @@ type Imported struct {
 // package is stored as uploaded; the others as the package they convert to, which is
 // read again by oj's own reader before it is accepted.
 func Import(body []byte, format string, lim problem.Limits) (*Imported, error) {
+	return ImportAs(body, format, "", lim)
+}
+
+// ImportAs is Import for the problem id: a Kattis package that names itself nowhere
+// (no name in problem.yaml, no \problemname in a statement) and sits in no folder is
+// named after it.
+func ImportAs(body []byte, format, id string, lim problem.Limits) (*Imported, error) {
 	switch format {
 	case "", OJ, Kattis, Polygon:
 	default:
@@ -71,7 +78,7 @@ func Import(body []byte, format string, lim problem.Limits) (*Imported, error) {
 		if !src.Has("problem.yaml") {
 			return nil, &problem.InvalidError{Reason: problem.ErrMissingFile, Name: "problem.yaml", Detail: "a Kattis package has problem.yaml at its top"}
 		}
-		conv, err = kattis.Convert(src)
+		conv, err = kattis.Convert(src, id)
 	}
 	if err != nil {
 		return nil, err

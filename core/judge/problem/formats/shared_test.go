@@ -2,6 +2,7 @@ package formats
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ func TestSharedPackages(t *testing.T) {
 	}{
 		{dir: "kattis/hello", format: Kattis, version: "legacy", cases: 1, check: func(t *testing.T, im *Imported) {
 			s := im.Package.Spec
+			if s.Title != "Hello World!" || !slices.ContainsFunc(im.Import.Mapped, func(m problem.Mapped) bool { return m.To == "name (sv): Hej Världen!" }) {
+				t.Fatalf("title %q, mapped %+v: want each statement's name", s.Title, im.Import.Mapped)
+			}
 			if s.MemoryLimitMB != 512 || s.Checker.Type != "tokens" || s.Checker.IsCaseSensitive() || !s.Timing.Derive || len(s.Samples) != 0 {
 				t.Fatalf("spec %+v", s)
 			}
@@ -54,6 +58,10 @@ func TestSharedPackages(t *testing.T) {
 			if s.Scoring == nil || s.Scoring.MaxScore() != 100 || len(s.Samples) != 2 {
 				t.Fatalf("spec %+v", s)
 			}
+			// The Swedish Markdown statement shows cave.jpg.
+			if public, _ := im.Package.StatementFiles(); public["cave.jpg"] == "" || public["problem.sv.md"] == "" || public["problem.en.tex"] == "" {
+				t.Fatalf("public statement files %q", problem.Names(public))
+			}
 		}},
 		{dir: "kattis/fltcmp", format: Kattis, version: "legacy", cases: 4, check: func(t *testing.T, im *Imported) {
 			s := im.Package.Spec
@@ -67,6 +75,18 @@ func TestSharedPackages(t *testing.T) {
 			s := im.Package.Spec
 			if s.Checker.Type != "testlib" || s.TimeLimitMS != 1000 || s.MemoryLimitMB != 256 || len(s.Samples) != 3 || len(s.Submissions) != 4 {
 				t.Fatalf("spec %+v", s)
+			}
+			// The listed statements and what they reference are public; the properties
+			// file (it carries the tutorial's text in packages that have one) is not.
+			public, private := im.Package.StatementFiles()
+			for _, f := range []string{"russian/problem.tex", "russian/example.01", "html/russian/problem.html",
+				"html/russian/problem-statement.css", "pdf/russian/problem.pdf"} {
+				if _, ok := public[f]; !ok {
+					t.Errorf("%s is not public: %q", f, problem.Names(public))
+				}
+			}
+			if _, ok := private["russian/problem-properties.json"]; !ok {
+				t.Errorf("problem-properties.json is not private: %q", problem.Names(private))
 			}
 		}},
 		{dir: "polygon/smallest-amount", format: Polygon},

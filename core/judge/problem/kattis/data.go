@@ -37,8 +37,10 @@ func (c *converter) tests() error {
 		switch path.Base(f) {
 		case "testdata.yaml", "test_group.yaml":
 		default:
+			// Generator scripts (gen.sh, gen_*.py) and the like: problemtools reads
+			// only the test folders, and so does oj.
 			if !strings.HasPrefix(path.Base(f), ".") {
-				return bad(f, "data/ holds the folders sample and secret, not files")
+				c.im.Note("%s: not a test folder, ignored (data/ is read for sample/ and secret/)", f)
 			}
 		}
 	}
@@ -48,9 +50,15 @@ func (c *converter) tests() error {
 		case "invalid_input", "invalid_output", "valid_output", "invalid_inputs", "invalid_outputs", "valid_outputs":
 			c.im.Note("%s/: test cases for the validators, not judged", d)
 		default:
-			if !strings.HasPrefix(path.Base(d), ".") {
-				return bad(d, "the test data holds the groups sample and secret only")
+			if strings.HasPrefix(path.Base(d), ".") {
+				continue
 			}
+			if in := c.firstInput(d); in != "" {
+				// Test cases outside sample/ and secret/: whether they are judged is
+				// unclear, so they are not silently dropped.
+				return bad(in, "a test case outside data/sample and data/secret: the test data holds the groups sample and secret only")
+			}
+			c.im.Note("%s/: holds no test case (.in), ignored", d)
 		}
 	}
 	if !c.src.IsDir("data/secret") {
@@ -475,4 +483,16 @@ func (c *converter) finish2025(g *problem.Group, s settings, dir string) {
 	case problem.AggregatePassFail:
 		g.OnReject = problem.OnRejectBreak
 	}
+}
+
+// firstInput returns the first test input (.in) under dir, "" for none.
+func (c *converter) firstInput(dir string) string {
+	var all []string
+	walkFiles(c.src, dir, &all)
+	for _, f := range all {
+		if strings.HasSuffix(f, ".in") {
+			return f
+		}
+	}
+	return ""
 }

@@ -3,11 +3,14 @@
 // the format's order (data/sample, then data/secret and its groups, each folder's
 // items in lexicographic order), the default validator's flags or the custom output
 // validator as a kattis checker, interactive validators, scoring groups, the time and
-// memory limits, the labeled submissions and the statements. What oj cannot honour —
+// memory limits, the labeled submissions and the statements (public: the statements
+// and what they reference; private: solution slides and the rest). A legacy package is
+// named by its statements, as problemtools names it. What oj cannot honour —
 // multi-pass and submit-answer problems, custom graders, include/ directories, static
 // validators, group dependencies, per-group validator flags, several validators, a
 // custom validation with none — is refused naming the file and the feature; what oj
-// keeps without using (input validators, generators) is said in the import notes.
+// keeps without using (input validators, generators, scripts in data/) is said in the
+// import notes.
 package kattis
 
 import (
@@ -50,6 +53,7 @@ func bad(name, format string, args ...any) error {
 // converter holds one conversion's state.
 type converter struct {
 	src     *problem.Source
+	id      string
 	b       *problem.Builder
 	im      problem.Import
 	version string
@@ -83,10 +87,11 @@ func Is(src *problem.Source) bool {
 	return hasName && !hasTitle
 }
 
-// Convert converts a Kattis package.
-func Convert(src *problem.Source) (*problem.Converted, error) {
-	c := &converter{src: src, b: problem.NewBuilder(src.Limits()), im: problem.Import{Format: "kattis"}}
-	steps := []func() error{c.readYAML, c.limits, c.tests, c.validator, c.submissions, c.statements, c.rest}
+// Convert converts a Kattis package. id is the problem's id, the name of last resort
+// for a package that names itself nowhere (see name); "" for none.
+func Convert(src *problem.Source, id string) (*problem.Converted, error) {
+	c := &converter{src: src, id: id, b: problem.NewBuilder(src.Limits()), im: problem.Import{Format: "kattis"}}
+	steps := []func() error{c.readYAML, c.name, c.limits, c.tests, c.validator, c.submissions, c.statements, c.rest}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err
@@ -124,7 +129,13 @@ func (c *converter) readYAML() error {
 	if hasAlias(&doc) {
 		return bad("problem.yaml", "aliases (*x) are not supported: write the value out")
 	}
-	if err := doc.Decode(&c.meta); err != nil || c.meta == nil {
+	empty := doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null"
+	switch {
+	case empty:
+		// An empty problem.yaml (or one of comments only) is a legacy package with
+		// every default, as problemtools reads it.
+		c.meta = map[string]any{}
+	case doc.Decode(&c.meta) != nil || c.meta == nil:
 		return bad("problem.yaml", "want a mapping of keys (name: …)")
 	}
 	switch v := str(c.meta["problem_format_version"]); v {
@@ -143,31 +154,11 @@ func (c *converter) readYAML() error {
 			return bad("problem.yaml", "unknown key %q for the %s format (known: %s)", k, c.version, strings.Join(known[c.version], ", "))
 		}
 	}
-	// Title: the English name, else the first.
-	switch n := c.meta["name"].(type) {
-	case string:
-		c.spec.Title = n
-	case map[string]any:
-		if en := str(n["en"]); en != "" {
-			c.spec.Title = en
-		} else {
-			langs := make([]string, 0, len(n))
-			for l := range n {
-				langs = append(langs, l)
-			}
-			slices.Sort(langs)
-			if len(langs) > 0 {
-				c.spec.Title = str(n[langs[0]])
-			}
-		}
+	switch c.meta["name"].(type) {
+	case nil, string, map[string]any:
+	default:
+		return bad("problem.yaml", "name: want a string or a map of languages to names")
 	}
-	if c.spec.Title == "" {
-		return bad("problem.yaml", "name: required (the problem's name)")
-	}
-	if len(c.spec.Title) > 200 {
-		c.spec.Title = c.spec.Title[:200]
-	}
-	c.im.Map("name", "title")
 	// Type.
 	switch t := c.meta["type"].(type) {
 	case nil:
