@@ -37,7 +37,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tok *store.Token
 			return s.submitUnavailable(err)
 		}
 	}
-	if aerr := s.pinProblemVersion(r.Context(), &n); aerr != nil {
+	if aerr := s.pinProblemVersion(r.Context(), &n, tok); aerr != nil {
 		return aerr
 	}
 	s.liveBounds(&n, tok)
@@ -127,8 +127,9 @@ func (s *Server) readSubmit(r *http.Request, tok *store.Token, key string) (wire
 }
 
 // pinProblemVersion records on n the problem's latest version and its package's sha256,
-// which the submission keeps; 404 when PostgreSQL knows no version of the problem.
-func (s *Server) pinProblemVersion(ctx context.Context, n *store.NewSubmission) *apiError {
+// which the submission keeps; 404 when PostgreSQL knows no version of the problem, 409
+// when its limits are provisional and tok is not an admin's (openForSubmit).
+func (s *Server) pinProblemVersion(ctx context.Context, n *store.NewSubmission, tok *store.Token) *apiError {
 	pv, err := store.LatestProblem(ctx, s.d.DB, n.ProblemID)
 	if errors.Is(err, store.ErrNotFound) {
 		s.metrics.submits.WithLabelValues("rejected").Inc()
@@ -137,7 +138,11 @@ func (s *Server) pinProblemVersion(ctx context.Context, n *store.NewSubmission) 
 	if err != nil {
 		return s.submitUnavailable(err)
 	}
-	n.ProblemVersion, n.ProblemSHA256 = pv.Version, pv.SHA256
+	open, aerr := s.openForSubmit(ctx, pv, tok)
+	if aerr != nil {
+		return aerr
+	}
+	n.ProblemVersion, n.ProblemSHA256 = open.Version, open.SHA256
 	return nil
 }
 
