@@ -52,7 +52,9 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	}
 	s.ops.Record(r.Context(), ops.Request{Actor: tok.Name, TraceID: infoFrom(r.Context()).traceID}, ops.ActionProblemPush,
 		pushParams{ProblemID: id, SHA256: sha, Format: im.Import.Format}, pushCounts{Version: latest.Version, Cases: latest.CaseCount}, nil)
-	writeJSON(w, http.StatusCreated, problemWire(latest, true))
+	p := problemWire(latest, true)
+	p.TimeLimitDerivation = s.timeLimitDerivation(r.Context(), latest, true)
+	writeJSON(w, http.StatusCreated, p)
 	return nil
 }
 
@@ -111,6 +113,7 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, im *f
 			"time_limit_provisional": pkg.Spec.Timing != nil && pkg.Spec.Timing.Derive,
 			"statements":             nonNilStrings(statements), "scoring": pkg.Spec.Scoring != nil,
 			"labeled_submissions": len(pkg.Spec.Submissions)}}
+	gradingMeta(pv.Meta, pkg.Spec)
 	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
 		return nil, unavailable("record problem version", err)
 	}
@@ -157,6 +160,7 @@ func (s *Server) getProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	}
 	p := problemWire(pv, admin)
 	p.Verify = verify
+	p.TimeLimitDerivation = s.timeLimitDerivation(r.Context(), pv, admin)
 	writeJSON(w, http.StatusOK, p)
 	return nil
 }
@@ -190,6 +194,7 @@ func problemWire(pv *store.ProblemVersion, admin bool) wire.Problem {
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
 	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)
 	vis := render.VisibilityOf(pv.Meta)
+	p.Grading = vis.Grading.Wire()
 	p.PublicTests, p.Samples = vis.Public, make([]int, 0, len(vis.Samples))
 	for c := range vis.Samples {
 		p.Samples = append(p.Samples, c)
