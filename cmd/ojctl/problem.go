@@ -45,8 +45,10 @@ it back as a new version.`,
 
 func newProblemPushCmd(a *app) *cobra.Command {
 	var id, format string
+	var verify, wait bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "push DIR|ZIP [--id P] [--format oj|kattis|polygon]",
+		Use:   "push DIR|ZIP [--id P] [--format oj|kattis|polygon] [--verify [--wait]]",
 		Short: "Upload a problem package (a directory is zipped first)",
 		Long: `Upload a problem package as a new version of problem P (admin token): oj's own
 package, a Kattis package (legacy, 2023-07 draft, 2025-09) or a Polygon full
@@ -58,8 +60,15 @@ server takes a-z, 0-9, _ and -).
 
 On a terminal the upload shows its progress. A package the server refuses (bad
 YAML, missing tests, unsafe paths, too big, a feature oj cannot honour) prints the
-server's reason and exits 1.`,
+server's reason and exits 1.
+
+A package without a time limit (Kattis: derived from its accepted submissions) is
+provisional until verified: users' submissions to it are refused until then.
+--verify verifies the pushed version at once (as "problem verify" does) and --wait
+follows it, showing on a terminal how many of its submissions are judged, then
+prints the problem with its derived limit and the verification's table.`,
 		Example: `  ojctl problem push ./aplusb
+  ojctl problem push ./kattis/sum --verify --wait
   ojctl problem push aplusb-v2.zip --id aplusb
   ojctl problem push ./icpc/guess --format kattis
   ojctl problem push ./aplusb -o json | jq .version`,
@@ -96,9 +105,15 @@ server's reason and exits 1.`,
 			if err != nil {
 				return err
 			}
+			if verify {
+				return a.verifyPushed(cmd.Context(), c, prob, wait, timeout)
+			}
 			return a.print(prob, func(p *printer) { printProblem(p, prob) })
 		}),
 	}
+	cmd.Flags().BoolVar(&verify, "verify", false, "verify the version once pushed (as problem verify does; asking for it is the confirmation)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "with --verify, follow the verification and print its table (exit 1 when it failed)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "with --wait, give up after this long")
 	cmd.Flags().StringVar(&id, "id", "", "problem id (default: the directory's or zip's name)")
 	cmd.Flags().StringVar(&format, "format", "", "the package's format: oj, kattis or polygon (default: detected by the server)")
 	return cmd
@@ -171,6 +186,8 @@ func printProblem(p *printer, pr *wire.Problem) {
 			p.printf("  note: %s\n", n)
 		}
 	}
+	printDerivation(p, pr.ID, pr.TimeLimitDerivation)
+	printGrading(p, pr)
 	if len(pr.Subtasks) > 0 {
 		p.heading("Subtasks")
 		rows := make([][]string, 0, len(pr.Subtasks))

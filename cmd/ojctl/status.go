@@ -197,6 +197,7 @@ func printSubmission(p *printer, s *wire.Submission) {
 		}
 		p.table([]string{"#", "SUBTASK", "VERDICT", "TIME", "MEMORY", "SCORE", "MESSAGE"}, rows)
 	}
+	printGroups(p, s.Groups)
 }
 
 func msPtr(v *int) string {

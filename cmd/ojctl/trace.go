@@ -72,7 +72,11 @@ func printTrace(p *printer, t *wire.Trace) {
 	if s.LastError != "" {
 		fields = append(fields, [2]string{"Last error", s.LastError})
 	}
+	if s.Score != nil {
+		fields = append(fields, [2]string{"Score", fmt.Sprint(*s.Score)})
+	}
 	p.fields(fields)
+	printGroups(p, s.Groups)
 
 	p.heading("Attempts")
 	rows := make([][]string, 0, len(t.Attempts))

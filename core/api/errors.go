@@ -32,6 +32,8 @@ const (
 	codeConflict        = "conflict"
 	codeInvalidPackage  = "invalid_package"
 	codeInternal        = "internal"
+	// codeProvisional refuses a submit to a problem whose time limit waits for a verify.
+	codeProvisional = "limits_provisional"
 )
 
 // apiError is an answer that went wrong: status, code, message, and for 429 and 503 how

@@ -51,7 +51,9 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	}
 	s.ops.Record(r.Context(), ops.Request{Actor: tok.Name, TraceID: infoFrom(r.Context()).traceID}, ops.ActionProblemPush,
 		pushParams{ProblemID: id, SHA256: sha, Format: im.Import.Format}, pushCounts{Version: latest.Version, Cases: latest.CaseCount}, nil)
-	writeJSON(w, http.StatusCreated, problemWire(latest, true))
+	p := problemWire(latest, true)
+	p.TimeLimitDerivation = s.timeLimitDerivation(r.Context(), latest, true)
+	writeJSON(w, http.StatusCreated, p)
 	return nil
 }
 
@@ -107,6 +109,7 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, im *f
 			"statements":             problem.Names(public), "statements_private": problem.Names(private),
 			"scoring":             pkg.Spec.Scoring != nil,
 			"labeled_submissions": len(pkg.Spec.Submissions)}}
+	gradingMeta(pv.Meta, pkg.Spec)
 	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
 		return nil, unavailable("record problem version", err)
 	}
@@ -153,6 +156,7 @@ func (s *Server) getProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	}
 	p := problemWire(pv, admin)
 	p.Verify = verify
+	p.TimeLimitDerivation = s.timeLimitDerivation(r.Context(), pv, admin)
 	writeJSON(w, http.StatusOK, p)
 	return nil
 }
@@ -193,6 +197,7 @@ func problemWire(pv *store.ProblemVersion, admin bool) wire.Problem {
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
 	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)
 	vis := render.VisibilityOf(pv.Meta)
+	p.Grading = vis.Grading.Wire()
 	p.PublicTests, p.Samples = vis.Public, make([]int, 0, len(vis.Samples))
 	for c := range vis.Samples {
 		p.Samples = append(p.Samples, c)

@@ -187,7 +187,13 @@ func (s *Server) settleVerification(ctx context.Context, pv *store.ProblemVersio
 				}
 				out.Rows = append(out.Rows, row)
 			}
-			out.Summary = fmt.Sprintf("running: %d submissions", len(runs))
+			judged := 0
+			for _, sub := range runs {
+				if sub.State.Terminal() {
+					judged++
+				}
+			}
+			out.Summary = fmt.Sprintf("running: %d of %d submissions judged", judged, len(runs))
 			return out, nil
 		}
 		res := s.decide(ctx, pv, v, runs)

@@ -9,8 +9,9 @@ import (
 )
 
 // Submission is s as the API shows it to a viewer (an admin or not): no verdict fields
-// before a verdict, an error's details only to admins, and its cases as view lets the
-// viewer see them.
+// before a verdict, an error's details only to admins, its cases as view lets the
+// viewer see them, and its version's groups graded from its cases (no score at all on a
+// pass/fail problem).
 func Submission(s *store.Submission, admin bool, view View) wire.Submission {
 	out := wire.Submission{ID: s.ID, ProblemID: s.ProblemID, ProblemVersion: s.ProblemVersion, Language: s.Language,
 		State: string(s.State), Attempt: s.Attempt, CompileOutput: s.CompileOutput, CreatedAt: s.CreatedAt,
@@ -22,7 +23,14 @@ func Submission(s *store.Submission, admin bool, view View) wire.Submission {
 	if s.Verdict != "" {
 		v, score, t, m := string(s.Verdict), s.Score, s.TimeMS, s.MemoryKB
 		out.Verdict, out.Score, out.TimeMS, out.MemoryKB = &v, &score, &t, &m
+		if view.grading.PassFail {
+			// The verdict is all: no score, rather than how many cases passed before the
+			// first failure. Null as before a verdict, so clients that read the field
+			// find what the contract always allowed.
+			out.Score = nil
+		}
 	}
+	out.Groups = groupResults(view.grading, judgedCases{verdict: s.Verdict, cases: s.Cases})
 	out.Error = SubmissionError(s)
 	if !admin {
 		// The reason's first line says what failed; what follows (a compiler quoting a

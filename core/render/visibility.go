@@ -25,11 +25,12 @@ type View struct {
 	admin   bool
 	public  bool // the problem's tests are public: every case is shown like a sample
 	samples map[int]bool
+	grading Grading
 }
 
 // NewView is the view of a viewer (an admin or not) on the cases of a version with vis.
 func NewView(admin bool, vis Visibility) View {
-	return View{admin: admin, public: vis.Public, samples: vis.Samples}
+	return View{admin: admin, public: vis.Public, samples: vis.Samples, grading: vis.Grading}
 }
 
 // Shown reports whether the viewer sees what the solution wrote on case index, and the
@@ -38,8 +39,12 @@ func (v View) Shown(index int) bool { return v.admin || v.public || v.samples[in
 
 // Case is c as the viewer may see it. The checker's own message may quote the expected
 // output or the input: admins only. A hidden case's message is its verdict's fixed text.
+// A pass/fail problem's cases score nothing: a case's share of a score no submission has.
 func (v View) Case(c wire.Case) wire.Case {
 	c.Sample = v.samples[c.Index]
+	if v.grading.PassFail {
+		c.Score = 0
+	}
 	if v.admin {
 		return c
 	}
@@ -83,16 +88,19 @@ func hiddenMessage(v job.Verdict, msg string) string {
 // HiddenExcerptsNote is CaseDetail.ExcerptsNote of a hidden case seen by its owner.
 const HiddenExcerptsNote = "output not shown: this is a hidden test case, and a problem shows its owner the output of its sample cases only"
 
-// Visibility is what a problem version says about its cases' visibility.
+// Visibility is what a problem version says about its cases' visibility, and how it
+// grades them.
 type Visibility struct {
 	Public  bool
 	Samples map[int]bool
+	Grading Grading
 }
 
-// VisibilityOf reads a version's meta: "samples" (case numbers) and "public_tests". A
-// version recorded before either existed has neither: every case is hidden.
+// VisibilityOf reads a version's meta: "samples" (case numbers) and "public_tests" (a
+// version recorded before either existed has neither: every case is hidden), and its
+// grading (GradingOf).
 func VisibilityOf(meta map[string]any) Visibility {
-	vis := Visibility{Samples: map[int]bool{}}
+	vis := Visibility{Samples: map[int]bool{}, Grading: GradingOf(meta)}
 	vis.Public, _ = meta["public_tests"].(bool)
 	raw, _ := meta["samples"].([]any)
 	for _, x := range raw {

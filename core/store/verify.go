@@ -169,3 +169,12 @@ func FinishVerification(ctx context.Context, db DB, id int64, state string, resu
 	}
 	return ended, nil
 }
+
+// VerificationByID returns one verification; ErrNotFound when there is none.
+func VerificationByID(ctx context.Context, db DB, id int64) (*Verification, error) {
+	v, err := scanVerification(db.QueryRow(ctx, `SELECT `+verificationColumns+` FROM problem_verifications WHERE id = $1`, id))
+	if err != nil {
+		return nil, fmt.Errorf("verification %d: %w", id, err)
+	}
+	return v, nil
+}

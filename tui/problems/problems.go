@@ -100,6 +100,7 @@ type verificationMsg struct {
 	id  string
 	v   *wire.Verification
 	err error
+	p   *wire.Problem // its grading and time limit derivation; nil when it could not be read
 }
 
 // Update opens a problem's verification table and asks for verify and remove.
@@ -137,7 +138,8 @@ func (m *Model) fetch(id string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		v, err := src.Verification(ctx, id)
-		return verificationMsg{id: id, v: v, err: err}
+		p, _ := src.Problem(ctx, id)
+		return verificationMsg{id: id, v: v, err: err, p: p}
 	}
 }
 
@@ -148,6 +150,9 @@ func (m *Model) render(msg verificationMsg) string {
 	if p, ok := m.items[msg.id]; ok {
 		fmt.Fprintf(&b, "%s  %s v%d, %s, %d cases, %s, %d MiB\n\n", st.Label.Render(msg.id), p.Title, p.Version, p.Format,
 			p.CaseCount, Limit(p), p.MemoryLimitMB)
+	}
+	if msg.p != nil {
+		b.WriteString(RenderGrading(msg.p) + "\n")
 	}
 	if msg.err != nil {
 		b.WriteString(st.Muted.Render("verification: " + msg.err.Error()))

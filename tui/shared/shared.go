@@ -37,6 +37,7 @@ type Source interface {
 	Problems(ctx context.Context, archived string) (*wire.ProblemList, error)
 	VerifyProblem(ctx context.Context, id string, dryRun bool) (*wire.VerifyStarted, error)
 	Verification(ctx context.Context, id string) (*wire.Verification, error)
+	Problem(ctx context.Context, id string) (*wire.Problem, error)
 	RemoveProblem(ctx context.Context, id string, dryRun bool) (*wire.ProblemRemoved, error)
 }
 

@@ -64,3 +64,24 @@ func RenderCase(st styles.Styles, d *wire.CaseDetail, width int) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// groupsTable is a submission's groups graded from its cases, one row each, nested
+// groups indented: "secret/group1  50/50  AC".
+func groupsTable(st styles.Styles, gs []wire.GroupResult) string {
+	var b strings.Builder
+	b.WriteString(st.Label.Render(fmt.Sprintf("  %-30s %13s  %-7s  %s", "GROUP", "SCORE", "VERDICT", "FIRST FAILING")))
+	var walk func(gs []wire.GroupResult, depth int)
+	walk = func(gs []wire.GroupResult, depth int) {
+		for _, g := range gs {
+			first := "-"
+			if g.FirstFailingCase != nil {
+				first = fmt.Sprintf("case %d", *g.FirstFailingCase)
+			}
+			fmt.Fprintf(&b, "\n  %-30s %13s  %-7s  %s", strings.Repeat("  ", depth)+g.Path,
+				fmt.Sprintf("%g/%g", g.Score, g.MaxScore), g.Verdict, first)
+			walk(g.Groups, depth+1)
+		}
+	}
+	walk(gs, 0)
+	return b.String()
+}

@@ -77,6 +77,10 @@ func RenderSelected(st styles.Styles, t *wire.Trace, width, sel int) string {
 		b.WriteString("\n" + st.Section.Render("Cases") + hint + "\n")
 		b.WriteString(casesTable(st, s.Cases, width, sel) + "\n")
 	}
+	if len(s.Groups) > 0 {
+		b.WriteString("\n" + st.Section.Render("Groups") + "\n")
+		b.WriteString(groupsTable(st, s.Groups) + "\n")
+	}
 	b.WriteString("\n" + st.Section.Render("Attempts") + "\n")
 	if len(t.Attempts) == 0 {
 		b.WriteString(st.Muted.Render("  none yet") + "\n")

@@ -61,6 +61,9 @@ type Submission struct {
 	// Waiting says why a queued submission is not being judged when that is not just its
 	// turn: "queued: no live worker runs java17". Absent otherwise.
 	Waiting string `json:"waiting,omitempty"`
+	// Groups are its problem version's groups graded from its cases, once it has a
+	// verdict; empty for a problem without groups or subtasks.
+	Groups []GroupResult `json:"groups"`
 }
 
 // Terminal reports whether the submission's state is final.
@@ -171,6 +174,11 @@ type Problem struct {
 	Import *ProblemImport `json:"import,omitempty"`
 	// Verify is the version's latest verification, if any.
 	Verify *VerifySummary `json:"verify,omitempty"`
+	// Grading is how the version scores: pass/fail or a score, and its group tree.
+	Grading Grading `json:"grading"`
+	// TimeLimitDerivation is where the time limit comes from when the package gives
+	// timing (its limit is, or was, derived at verify); null otherwise.
+	TimeLimitDerivation *TimeLimitDerivation `json:"time_limit_derivation"`
 }
 
 // ProblemImport says how a package was read: what became what, and what is kept
