@@ -148,7 +148,7 @@ func TestEventsFollowOutlivesAnAPIRestart(t *testing.T) {
 	api.stop() // before any event: ojctl has only the cursor the stream opened with
 	b := submit()
 	// The dropped stream, then connects refused: each said, none the end.
-	stderr.waitFor(t, "retried twice", func(s string) bool { return strings.Count(s, "reconnecting") >= 2 })
+	stderr.waitFor(t, "retried twice", func(s string) bool { return strings.Count(s, "ojctl events:") >= 2 })
 	api.start()
 	if since := feedStarted(); since == "now" || since == "" {
 		t.Fatalf("resumed with since=%q, want the cursor the first stream started at", since)
@@ -160,6 +160,7 @@ func TestEventsFollowOutlivesAnAPIRestart(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d after SIGINT\nstderr:\n%s", code, stderr.String())
 	}
+	wantIn(t, "stderr", stderr.String(), "reconnecting in", "connection refused")
 	var got []string
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
 		var ev wire.Event
