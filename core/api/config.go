@@ -14,7 +14,9 @@ type Config struct {
 	Listen string `mapstructure:"listen"`
 	// ReadTimeout bounds reading a request, its body included; it also ends the reading
 	// and discarding of a refused request's body before its answer (linger.go).
-	ReadTimeout     time.Duration `mapstructure:"read_timeout"`
+	ReadTimeout time.Duration `mapstructure:"read_timeout"`
+	// ShutdownTimeout bounds the end of a stop's drain: once the rest of the process
+	// stopped, how long the requests in flight may still take (drain.go).
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// ToolBuildTimeout bounds how long a problem upload waits for a worker to compile its
 	// checker or interactor (503 beyond: no worker answered).
