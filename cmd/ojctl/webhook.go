@@ -117,7 +117,8 @@ func newWebhookListCmd(a *app) *cobra.Command {
 		Long: `List every endpoint: its state (enabled; failing — its tries fail since FAILING; disabled,
 and why), its deliveries pending (RETRY: of those, after a failed try), delivered among
 the last 24 hours' and failed (given up; redeliverable), the age of its oldest pending
-delivery and its last error. Exit code 1 when an endpoint is failing or disabled by the
+delivery and its last error with its age ("recovered; failed 5m ago: …" once a delivery
+succeeded after it). Exit code 1 when an endpoint is failing or disabled by the
 dispatcher (a 410 or a whole window of failures), so a cron job can alert on it.`,
 		Example: `  ojctl webhook ls
   ojctl webhook ls -o json | jq '.items[] | select(.stats.failed > 0) | .url'`,
@@ -137,7 +138,7 @@ dispatcher (a 410 or a whole window of failures), so a cron job can alert on it.
 				rows := make([][]string, 0, len(list.Items))
 				for _, w := range list.Items {
 					rows = append(rows, []string{w.ID, w.URL, webhookState(w), itoa(w.Stats.Pending), itoa(w.Stats.Retrying),
-						itoa(w.Stats.Delivered), itoa(w.Stats.Failed), sinceOr(now, w.Stats.OldestPending), clipLine(w.LastError, 60)})
+						itoa(w.Stats.Delivered), itoa(w.Stats.Failed), sinceOr(now, w.Stats.OldestPending), lastError(now, w)})
 				}
 				p.table([]string{"ID", "URL", "STATE", "PENDING", "RETRY", "DELIVERED 24H", "FAILED", "OLDEST", "LAST ERROR"}, rows)
 			})
@@ -166,6 +167,23 @@ func webhookState(w wire.Webhook) string {
 		return "failing since " + stamp(*w.FailingSince)
 	}
 	return "enabled"
+}
+
+// lastError is an endpoint's last error with its age, marked as past once a delivery
+// succeeded after it (failing_since is cleared then): an endpoint that recovered does
+// not look as if it were failing.
+func lastError(now time.Time, w wire.Webhook) string {
+	if w.LastError == "" {
+		return "-"
+	}
+	at := ""
+	if w.LastErrorAt != nil {
+		at = " " + sinceOr(now, w.LastErrorAt) + " ago"
+	}
+	if w.FailingSince == nil {
+		return "recovered; failed" + at + ": " + clipLine(w.LastError, 50)
+	}
+	return strings.TrimPrefix(at+": ", " ") + clipLine(w.LastError, 60)
 }
 
 func sinceOr(now time.Time, t *time.Time) string {
