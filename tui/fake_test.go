@@ -359,8 +359,9 @@ func (f *fake) Case(_ context.Context, id string, n int) (*wire.CaseDetail, erro
 			"warning: a very long line of debugging output that the solution wrote to stderr, longer than the pane is wide at either size, so it wraps\n"}, nil
 }
 
-// Webhooks are three endpoints: a healthy one, one failing for 40 minutes with a backlog,
-// and one the dispatcher disabled after a 410.
+// Webhooks are three endpoints: a healthy one that recovered from a timeout two hours
+// ago, one failing for 40 minutes with a backlog, and one the dispatcher disabled after
+// a 410.
 func (f *fake) Webhooks(context.Context) (*wire.WebhookList, error) {
 	if err := f.fail("webhooks"); err != nil {
 		return nil, err
@@ -369,10 +370,11 @@ func (f *fake) Webhooks(context.Context) (*wire.WebhookList, error) {
 		return &wire.WebhookList{Items: []wire.Webhook{}}, nil
 	}
 	failing, oldest, last := t0.Add(-40*time.Minute), t0.Add(-38*time.Minute), t0.Add(-90*time.Second)
-	gone := t0.Add(-3 * time.Hour)
+	gone, timedOut := t0.Add(-3*time.Hour), t0.Add(-2*time.Hour)
 	return &wire.WebhookList{Items: []wire.Webhook{
 		{ID: "0195a1c0-0000-7000-8000-000000000001", URL: "https://contest.example.com/oj-hook", Events: []string{},
 			Metadata: map[string]string{}, Enabled: true, CreatedAt: t0.Add(-48 * time.Hour),
+			LastError: "timeout: no answer within 10s", LastErrorAt: &timedOut,
 			Stats: wire.WebhookStats{Pending: 2, Delivered: 1834, LastDelivered: &last, OldestPending: &last}},
 		{ID: "0195a1c0-0000-7000-8000-000000000002", URL: "https://lms.example.edu/hooks/oj", Events: []string{"submission.finished"},
 			Metadata: map[string]string{"course": "cs101"}, Enabled: true, FailingSince: &failing,

@@ -81,7 +81,15 @@ func TestWebhookCommands(t *testing.T) {
 		decode(t, r, &list)
 		return len(list.Items) == 1
 	})
-	wantCode(t, e.ojctl("webhook", "ls"), 0)
+	r = e.ojctl("webhook", "ls")
+	wantCode(t, r, 0)
+	wantIn(t, "stdout", r.stdout, "recovered; failed", "ago: HTTP 500")
+	var hooks wire.WebhookList
+	decode(t, e.ojctl("webhook", "ls", "-o", "json"), &hooks)
+	if w := hooks.Items[0]; w.FailingSince != nil || !strings.Contains(w.LastError, "HTTP 500") || w.LastErrorAt == nil {
+		t.Fatalf("the endpoint after a delivery: failing_since %v, last_error %q at %v; want no failing_since, the error and its time",
+			w.FailingSince, w.LastError, w.LastErrorAt)
+	}
 
 	// Disable and enable; each a second time changes nothing.
 	r = e.ojctl("webhook", "disable", id, "--yes")

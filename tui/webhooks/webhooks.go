@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"oj/core/api/wire"
 	"oj/tui/listview"
@@ -34,9 +35,9 @@ func New(ctx *shared.Context) *listview.Plain {
 				if w.Stats.OldestPending != nil {
 					oldest = shared.Ago(now, *w.Stats.OldestPending)
 				}
-				last := w.LastError
+				last := lastError(now, w)
 				if !w.Enabled {
-					last = strings.TrimSpace(w.DisabledReason + "; " + w.LastError)
+					last = strings.TrimSpace(w.DisabledReason + "; " + last)
 				}
 				rows[i] = listview.Row{ID: w.ID, Cells: []string{state(w), w.URL, fmt.Sprint(w.Stats.Pending),
 					fmt.Sprint(w.Stats.Retrying), fmt.Sprint(w.Stats.Failed), fmt.Sprint(w.Stats.Delivered), oldest,
@@ -44,6 +45,23 @@ func New(ctx *shared.Context) *listview.Plain {
 			}
 			return rows, true
 		})
+}
+
+// lastError is an endpoint's last error with its age, marked as past when a delivery
+// succeeded after it (failing_since is cleared then), so that an endpoint that recovered
+// does not read as failing.
+func lastError(now time.Time, w wire.Webhook) string {
+	if w.LastError == "" {
+		return ""
+	}
+	at := ""
+	if w.LastErrorAt != nil {
+		at = " " + shared.Ago(now, *w.LastErrorAt) + " ago"
+	}
+	if w.Enabled && w.FailingSince == nil {
+		return "recovered; failed" + at + ": " + w.LastError
+	}
+	return strings.TrimPrefix(at+": ", " ") + w.LastError
 }
 
 // rank orders endpoints: failing, then disabled, then those with failed deliveries,
