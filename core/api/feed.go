@@ -83,10 +83,15 @@ func parseFeedQuery(r *http.Request) (feedQuery, *apiError) {
 // without since, at the head with since=now, after the cursor otherwise. A cursor older
 // than the horizon (its events were deleted) or past the head (not one this feed gave
 // out) is 410 with how to resynchronise. Cursors compare as numbers (store.Cursor.Less).
-// With since=now it also returns the snapshot the head was read in, whose committed
-// transactions' events the follower leaves out (store.FeedFilter.Unseen): the head
-// stops short of events that committed before the call while an older transaction was
-// still open, and since=now promises none of those.
+// With since=now it starts at store.FeedNow's cursor and also returns the call's
+// snapshot, whose committed transactions' events the follower leaves out
+// (store.FeedFilter.Unseen): since=now promises none of those, and a follower that
+// drops before its first event resumes from that cursor.
+// feedNowWait bounds how long since=now waits for the transactions open at the call to
+// end, so that its cursor can sit above every event that committed before the call
+// (store.FeedNow); they are short, and a long one only costs the follower a replay.
+const feedNowWait = 2 * time.Second
+
 func (s *Server) feedStart(ctx context.Context, since string) (store.Cursor, string, *apiError) {
 	b, err := store.ReadFeedBounds(ctx, s.d.DB)
 	if err != nil {
@@ -96,7 +101,14 @@ func (s *Server) feedStart(ctx context.Context, since string) (store.Cursor, str
 	case "":
 		return b.Horizon, "", nil
 	case "now":
-		return b.Head, b.Snapshot, nil
+		c, snap, err := store.FeedNow(ctx, s.d.DB, feedNowWait)
+		if err != nil {
+			return store.Cursor{}, "", unavailable("read the feed", err)
+		}
+		if c.Less(b.Horizon) {
+			c = b.Horizon
+		}
+		return c, snap, nil
 	}
 	c, err := store.ParseCursor(since)
 	if err != nil {
