@@ -2,7 +2,7 @@
 # check-deb.sh — checks a built .deb (what .ci/run runs after `make deb`): its control
 # data, that it ships ojd and ojctl, the systemd units and timers, and /etc/oj/ojd.yaml as
 # a conffile (an operator's edits survive an upgrade), and, when systemd-analyze is
-# installed, that the units verify against the package's own tree.
+# installed, that the units verify with the package's own binaries.
 #
 #   bash packaging/check-deb.sh var/deb/oj_VERSION_amd64.deb
 set -euo pipefail
@@ -41,12 +41,16 @@ for b in ojd ojctl; do
 done
 "$tree/usr/bin/ojd" --config "$tree/etc/oj/ojd.yaml" config >/dev/null || bad "the packaged ojd does not read the packaged /etc/oj/ojd.yaml"
 
-# systemd-analyze verify checks the units' syntax and that their programs exist; --root
-# makes it look in the package's tree (the oj user and the host's PostgreSQL are not
-# needed). Optional: a build host without systemd skips it.
+# systemd-analyze verify checks the units' syntax, their dependencies and that their
+# programs exist: on copies whose /usr/bin/ points into the package's tree (the host
+# need not have oj installed; --root would hide the host's own targets). Optional: a
+# build host without systemd skips it.
 if command -v systemd-analyze >/dev/null 2>&1; then
-	units=("$tree"/lib/systemd/system/*.service "$tree"/lib/systemd/system/*.timer)
-	if ! out=$(SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no --root="$tree" "${units[@]#"$tree"}" 2>&1); then
+	mkdir "$tree/verify"
+	for u in "$tree"/lib/systemd/system/*.service "$tree"/lib/systemd/system/*.timer; do
+		sed "s|/usr/bin/|$tree/usr/bin/|g" "$u" >"$tree/verify/$(basename "$u")"
+	done
+	if ! out=$(cd "$tree/verify" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no ./*.service ./*.timer 2>&1); then
 		bad "systemd-analyze verify failed:"
 		echo "$out" >&2
 	elif [[ -n "$out" ]]; then
