@@ -26,6 +26,9 @@ type Metrics struct {
 	// NoWorker counts, per lane and language, the job rows held back because no live
 	// active worker runs their language (capable.go).
 	NoWorker *prometheus.GaugeVec
+	// LanguageWorkers counts, per language and worker state, the live workers that run
+	// it (languagewatch.go).
+	LanguageWorkers *prometheus.GaugeVec
 	// RunsPruned counts runs deleted past runs.retention.
 	RunsPruned prometheus.Counter
 }
@@ -85,6 +88,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		NoWorker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "oj_lane_waiting_no_worker", Help: "Submissions held in the outbox because no live active worker runs their language, by lane and language.",
 		}, []string{"lane", "language"}),
+		LanguageWorkers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_language_workers", Help: "Live workers that run a language, by language and state (active, draining, disabled, quarantined); a language whose last worker stopped stays at 0.",
+		}, []string{"language", "state"}),
 		RunsPruned: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "oj_runs_pruned_total", Help: "Runs deleted because they were older than runs.retention.",
 		}),
@@ -98,7 +104,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
 			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
-			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker, m.RunsPruned)
+			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.NoWorker, m.LanguageWorkers, m.RunsPruned)
 	}
 	return m
 }
