@@ -37,3 +37,7 @@ func (d *Dispatcher) SendWebhooksOnce(ctx context.Context) (int, error) {
 
 // Name is the dispatcher's name on its leases.
 func (d *Dispatcher) Name() string { return d.name }
+
+// WatchLanguagesOnce counts the live workers per language once (the gauge
+// oj_language_workers), as the relay does every waitingRefresh.
+func (d *Dispatcher) WatchLanguagesOnce(ctx context.Context) { d.watchLanguages(ctx) }
