@@ -30,6 +30,7 @@ func TestClassifyPrecedence(t *testing.T) {
 		{"non-zero exit is RE", with(func(r *Result) { r.ExitCode = 2 }), cgroup.Stats{}, "", false, RE},
 		{"SIGSYS is RE", with(func(r *Result) { r.Signal = int(syscall.SIGSYS) }), cgroup.Stats{}, "", false, RE},
 		{"canceled is SE", with(func(r *Result) { r.ExitCode = 0 }), cgroup.Stats{OOMKills: 1}, SE, true, SE},
+		{"stalled past max_stall is SE", with(func(r *Result) { r.Signal = 9 }), cgroup.Stats{OOMKills: 1}, stalledSE, true, SE},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -83,6 +83,7 @@ func (r *runState) result(nr ns.Result, st cgroup.Stats, statErr error) (Result,
 	full := r.outFile != nil && res.StdoutBytes >= lim.Output || r.errFile != nil && res.StderrBytes >= lim.Output
 	killedFor, killMsg := r.kill.reason()
 	res.Status, res.Error = classify(res, st, killedFor, killMsg, full)
+	res.HostBusy = killedFor == stalledSE
 	if res.Status == SE {
 		return res, errors.New(res.Error)
 	}
@@ -97,7 +98,7 @@ func classify(r Result, st cgroup.Stats, killedFor Status, killMsg string, outpu
 	sig := syscall.Signal(r.Signal)
 	l := r.Limits
 	switch {
-	case killedFor == SE:
+	case killedFor == SE || killedFor == stalledSE:
 		return SE, "sandbox: " + killMsg
 	case st.OOMKills > 0 || (sig == syscall.SIGKILL && killedFor == "" && st.LimitHits > 0):
 		return MLE, fmt.Sprintf("memory limit %d bytes reached", l.Memory)

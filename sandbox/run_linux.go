@@ -182,6 +182,11 @@ func (k *killer) reason() (Status, string) {
 	return k.st, k.msg
 }
 
+// stalledSE is the killer's mark for a run given up because the host held it up past
+// Config.MaxStall: reported as SE with Result.HostBusy set, so that the judge can tell
+// a host too busy to judge from a sandbox that failed.
+const stalledSE Status = "SE:stalled"
+
 // execute runs the request in the slot while watching CPU, wall time and the context.
 // Wall time is counted from the program's start and without the run's stall (see
 // stallMeter): when the wall timer fires, the time the host held the run up so far is
@@ -196,7 +201,7 @@ func (r *runState) execute(ctx context.Context) (ns.Result, error) {
 	stalledOut := func(now time.Time) (Status, string, bool) {
 		setup, stalled := r.stall.setup(now), r.stall.stalled(now)
 		if setup+stalled > maxStall {
-			return SE, fmt.Sprintf("the host held the run up for %v (starting it %v, then waiting for a CPU or for "+
+			return stalledSE, fmt.Sprintf("the host held the run up for %v (starting it %v, then waiting for a CPU or for "+
 				"its output to be read %v of %v), over sandbox.max_stall × its wall limit (%v): the host is too busy to judge it",
 				(setup + stalled).Round(time.Millisecond), setup.Round(time.Millisecond), stalled.Round(time.Millisecond),
 				r.stall.elapsed(now).Round(time.Millisecond), maxStall), true

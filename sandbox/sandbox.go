@@ -187,4 +187,8 @@ type Result struct {
 	Error string
 	// Limits are the limits the run actually had (Spec.Limits with defaults applied).
 	Limits Limits
+	// HostBusy says that an SE is the host holding the run up past Config.MaxStall (too
+	// busy to judge it), not a failure of the sandbox: another try, on a quieter host,
+	// may judge it.
+	HostBusy bool
 }

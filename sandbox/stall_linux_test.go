@@ -98,8 +98,9 @@ func TestStallOverTheBoundIsSE(t *testing.T) {
 		OnStart: func() { w.Close() }, Limits: Limits{CPU: 2 * time.Second, Wall: 400 * time.Millisecond}})
 	w.Close()
 	t.Logf("status %s wall %v stalled %v err %v", res.Status, res.Wall, res.Stalled, err)
-	if res.Status != SE || err == nil || !strings.Contains(res.Error, "max_stall") {
-		t.Fatalf("status %s err %v (%s), want SE naming sandbox.max_stall", res.Status, err, res.Error)
+	if res.Status != SE || err == nil || !strings.Contains(res.Error, "max_stall") || !res.HostBusy {
+		t.Fatalf("status %s err %v (%s) host busy %v, want SE naming sandbox.max_stall, marked HostBusy", res.Status, err,
+			res.Error, res.HostBusy)
 	}
 }
 

@@ -63,6 +63,12 @@ func (f *fake) Overview(context.Context) (*wire.Overview, error) {
 		At:           f.now(),
 		NoWorker: []wire.LanguageWaiting{{Lane: "heavy", Language: "java17", Waiting: 3, OldestWaitMS: 42_000,
 			Reason: "queued: no live worker runs java17"}},
+		Languages: []wire.LanguageWorkers{
+			{Language: "cpp17", Live: 1, Quarantined: 1, Problem: "its only live worker, judge-2, is quarantined"},
+			{Language: "java17", Problem: "no live worker runs java17"},
+			{Language: "kotlin", Problem: "no live worker runs kotlin"},
+			{Language: "python3", Live: 2, Active: 2},
+		},
 	}, nil
 }
 

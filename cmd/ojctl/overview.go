@@ -14,7 +14,9 @@ func newOverviewCmd(a *app) *cobra.Command {
 oldest has waited: fair release puts them in the stream as workers free up, giving every
 user a turn), the stream length, the pending entries (PEL) and the oldest one's idle
 time, the group's lag and its consumers; the outbox backlog and its oldest age;
-the dead-letter count; submissions by state; the Redis version. Read from XINFO and
+the dead-letter count; submissions by state; the Redis version; and each language no
+live active worker runs (its only worker quarantined, disabled or drained, or none live),
+before its submissions wait. Read from XINFO and
 XPENDING's summary, so it is cheap to run often (from cron or a monitoring check).`,
 		Example: `  ojctl overview
   ojctl overview -o json | jq '.lanes[] | select(.pending > 100)'`,
@@ -63,6 +65,18 @@ func printOverview(p *printer, o *wire.Overview) {
 			rows = append(rows, []string{w.Lane, w.Language, itoa(w.Waiting), ms(w.OldestWaitMS), w.Reason})
 		}
 		p.table([]string{"LANE", "LANGUAGE", "WAITING", "OLDEST", "REASON"}, rows)
+	}
+
+	var langs [][]string
+	for _, l := range o.Languages {
+		if l.Problem != "" {
+			langs = append(langs, []string{l.Language, itoa(int64(l.Live)), itoa(int64(l.Quarantined)), itoa(int64(l.Disabled)),
+				itoa(int64(l.Draining)), l.Problem})
+		}
+	}
+	if len(langs) > 0 {
+		p.heading("Languages without an active worker (ojctl worker ls)")
+		p.table([]string{"LANGUAGE", "LIVE", "QUARANTINED", "DISABLED", "DRAINING", "PROBLEM"}, langs)
 	}
 
 	p.heading("Queue")

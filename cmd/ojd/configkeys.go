@@ -141,3 +141,17 @@ func unknownEnv(environ, keys []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// leafKeys lists the dotted keys below n that take a value (a free-form map counts as
+// one key: its own keys are the operator's), sorted.
+func leafKeys(n *keyNode, path string) []string {
+	if n.children == nil || n.freeForm {
+		return []string{path}
+	}
+	var out []string
+	for _, k := range n.order {
+		out = append(out, leafKeys(n.children[k], join(path, k))...)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -90,7 +90,7 @@ func runDispatcher(ctx context.Context, d *deps, ready func()) error {
 }
 
 func runWorker(ctx context.Context, d *deps, ready func()) error {
-	judge, closeJudge, err := buildJudge(ctx, d)
+	judge, check, closeJudge, err := buildJudge(ctx, d)
 	if err != nil {
 		return err
 	}
@@ -104,6 +104,9 @@ func runWorker(ctx context.Context, d *deps, ready func()) error {
 	lost := newDispatcher(d)
 	w := worker.New(wcfg, d.db, d.streams, judge, lost, clock.Real{}, d.log.With("component", "worker"),
 		worker.NewMetrics(d.reg))
+	// Quarantined, the worker re-runs the self-check it passed at start, for the
+	// languages it claims (worker.quarantine_recheck).
+	w.SetSelfCheck(func(ctx context.Context) error { return check(ctx, wcfg.Languages) })
 	d.log.Info("worker starting", "name", w.Name(), "concurrency", wcfg.Concurrency, "languages", wcfg.Languages)
 	// The worker also compiles uploaded packages' checkers and interactors for the API,
 	// when it has a compiler for them.

@@ -12,8 +12,9 @@ import (
 // buildJudge wires the worker's judge: a sandbox pool sized for the worker's concurrency
 // (two slots per submission: an interactive case runs the solution and the interactor at
 // once; one per tool build, so that an upload's build never waits for judging), the
-// object store, and the judge with its package cache; then the self-check.
-func buildJudge(ctx context.Context, d *deps) (*judge.Judge, func(), error) {
+// object store, and the judge with its package cache; then the self-check. It returns,
+// besides the judge and its closer, the self-check a quarantined worker re-runs (recheck).
+func buildJudge(ctx context.Context, d *deps) (*judge.Judge, func(context.Context, []string) error, func(), error) {
 	sc := d.cfg.Sandbox
 	total := 0
 	for _, n := range d.cfg.Worker.Concurrency {
@@ -25,22 +26,25 @@ func buildJudge(ctx context.Context, d *deps) (*judge.Judge, func(), error) {
 	}
 	pool, err := sandbox.NewPool(sc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	store, err := objstore.Open(ctx, d.cfg.Storage)
 	if err != nil {
 		pool.Close()
-		return nil, nil, fmt.Errorf("storage: %w", err)
+		return nil, nil, nil, fmt.Errorf("storage: %w", err)
 	}
 	j, err := judge.New(d.cfg.Judge, judge.SandboxRunner{Pool: pool}, store, d.log.With("component", "judge"))
 	if err != nil {
 		pool.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := selfCheck(ctx, d.log, sc, d.cfg.Judge.WorkDir, pool, j); err != nil {
 		j.Close()
 		pool.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return j, func() { j.Close(); pool.Close() }, nil
+	check := func(ctx context.Context, languages []string) error {
+		return recheck(ctx, d.cfg.Judge.WorkDir, pool, j, languages)
+	}
+	return j, check, func() { j.Close(); pool.Close() }, nil
 }

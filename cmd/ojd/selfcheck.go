@@ -47,6 +47,26 @@ func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, workDi
 	return nil
 }
 
+// recheck is the self-check a quarantined worker re-runs (core/worker quarantine.go):
+// the same trivial sandboxed run that writes in the work dir, and the toolchain of every
+// language the worker claims, still reachable by the sandbox's uid. What it finds is an
+// error naming the part that failed.
+func recheck(ctx context.Context, workDir string, pool *sandbox.Pool, j *judge.Judge, languages []string) error {
+	if _, err := writeProbe(ctx, pool, workDir); err != nil {
+		return fmt.Errorf("worker self-check: a trivial sandboxed run failed: %w", err)
+	}
+	var missing []string
+	for _, m := range j.Languages().CheckToolchains() {
+		if slices.Contains(languages, m.Language) {
+			missing = append(missing, m.String())
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("worker self-check: toolchains gone: %s", strings.Join(missing, "; "))
+	}
+	return nil
+}
+
 // workerLanguages is what the worker judges and announces: the languages of
 // worker.languages (every configured one when empty) whose self-check passed. A
 // worker.languages entry that is not a configured language, or a worker left with no

@@ -36,6 +36,11 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, _ *store.Token
 		out.NoWorker, err = s.noWorker(gctx)
 		return err
 	})
+	g.Go(func() error {
+		var err error
+		out.Languages, err = s.languageWorkers(gctx)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return unavailable("overview", err)
 	}

@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"oj/core/api/wire"
 	"oj/core/ops"
@@ -111,3 +113,47 @@ const (
 	workerDisable = store.WorkerDisabled
 	workerEnable  = store.WorkerActive
 )
+
+// languageWorkers is the overview's languages: each configured language with its live
+// workers by state, and the problem when none of them claims (the last worker of a
+// language quarantined, disabled, drained or gone). A worker that announced no
+// languages runs them all.
+func (s *Server) languageWorkers(ctx context.Context) ([]wire.LanguageWorkers, error) {
+	live, err := store.LiveLanguageWorkers(ctx, s.d.DB)
+	if err != nil {
+		return nil, err
+	}
+	out := []wire.LanguageWorkers{}
+	if s.d.Languages == nil {
+		return out, nil
+	}
+	anyLang := live[""]
+	for _, l := range s.d.Languages.All() {
+		lw := live[l.ID]
+		n := func(st store.WorkerState) int { return lw.States[st] + anyLang.States[st] }
+		e := wire.LanguageWorkers{Language: l.ID, Live: lw.Live() + anyLang.Live(), Active: n(store.WorkerActive),
+			Quarantined: n(store.WorkerQuarantined), Disabled: n(store.WorkerDisabled), Draining: n(store.WorkerDraining)}
+		switch {
+		case e.Active > 0:
+		case e.Live == 0:
+			e.Problem = fmt.Sprintf("no live worker runs %s", l.ID)
+		case e.Live == 1 && e.Quarantined == 1:
+			e.Problem = fmt.Sprintf("its only live worker, %s, is quarantined", names(lw, anyLang, store.WorkerQuarantined))
+		default:
+			var why []string
+			for _, st := range []store.WorkerState{store.WorkerQuarantined, store.WorkerDisabled, store.WorkerDraining} {
+				if e := names(lw, anyLang, st); e != "" {
+					why = append(why, string(st)+": "+e)
+				}
+			}
+			e.Problem = fmt.Sprintf("no live worker that runs %s is active (%s)", l.ID, strings.Join(why, "; "))
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// names lists the workers of a and b in state st, comma-separated.
+func names(a, b store.LanguageWorkers, st store.WorkerState) string {
+	return strings.Join(append(append([]string(nil), a.Names[st]...), b.Names[st]...), ", ")
+}

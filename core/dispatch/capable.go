@@ -47,6 +47,9 @@ type capability struct {
 	held     map[heldKey]int64
 	heldAt   time.Time
 	counting bool
+	// watched is every language a live worker announced since the dispatcher started
+	// (languagewatch.go).
+	watched map[string]bool
 }
 
 type heldKey struct {
@@ -94,6 +97,7 @@ func (d *Dispatcher) countHeld(ctx context.Context) {
 	c.counting = true
 	c.mu.Unlock()
 	defer func() { c.mu.Lock(); c.counting = false; c.heldAt = time.Now(); c.mu.Unlock() }()
+	d.watchLanguages(ctx)
 	qs, err := store.LanguageQueues(ctx, d.db)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -40,3 +40,7 @@ func (d *Dispatcher) Name() string { return d.name }
 
 // SendLoop runs the webhook senders alone until ctx ends.
 func (d *Dispatcher) SendLoop(ctx context.Context) { d.sendLoop(ctx) }
+
+// WatchLanguagesOnce counts the live workers per language once (the gauge
+// oj_language_workers), as the relay does every waitingRefresh.
+func (d *Dispatcher) WatchLanguagesOnce(ctx context.Context) { d.watchLanguages(ctx) }

@@ -33,6 +33,9 @@ type Metrics struct {
 	// NoWorker counts, per lane and language, the job rows held back because no live
 	// active worker runs their language (capable.go).
 	NoWorker *prometheus.GaugeVec
+	// LanguageWorkers counts, per language and worker state, the live workers that run
+	// it (languagewatch.go).
+	LanguageWorkers *prometheus.GaugeVec
 	// RunsPruned counts runs deleted past runs.retention.
 	RunsPruned prometheus.Counter
 	// StallReleases counts, per lane, the watchdog's releases into a lane that stayed shut
@@ -99,6 +102,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "oj_webhook_unrenderable_events_total",
 			Help: "Events whose stored data could not be rendered, sent to webhooks as their stand-in (render_error set).",
 		}),
+		LanguageWorkers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "oj_language_workers", Help: "Live workers that run a language, by language and state (active, draining, disabled, quarantined); a language whose last worker stopped stays at 0.",
+		}, []string{"language", "state"}),
 		RunsPruned: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "oj_runs_pruned_total", Help: "Runs deleted because they were older than runs.retention.",
 		}),
@@ -120,7 +126,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
 			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
 			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.WebhookUnrenderable, m.NoWorker,
-			m.RunsPruned, m.StallReleases)
+			m.LanguageWorkers, m.RunsPruned, m.StallReleases)
 	}
 	return m
 }

@@ -129,7 +129,7 @@ func (tk *task) runWithInput(ctx context.Context, inPath string) (Result, *outpu
 func (tk *task) runOn(ctx context.Context, inPath string, outKeep, errKeep int) (Result, *outputSink, *outputSink, error) {
 	res, out, errs, err := tk.runOnce(ctx, inPath, outKeep, errKeep)
 	if err == nil && res.Status == StatusSE {
-		return Result{}, nil, nil, fmt.Errorf("run: sandbox failure: %s", res.Error)
+		return Result{}, nil, nil, sandboxFailure("run: ", res)
 	}
 	return res, out, errs, err
 }
@@ -304,7 +304,7 @@ func (tk *task) runTool(ctx context.Context, r toolRun) (Result, []byte, []byte,
 		return Result{}, nil, nil, err
 	}
 	if res.Status == StatusSE {
-		return Result{}, nil, nil, fmt.Errorf("sandbox failure: %s", res.Error)
+		return Result{}, nil, nil, sandboxFailure("", res)
 	}
 	var outBuf []byte
 	if out != nil {

@@ -110,7 +110,7 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		return compiled{}, fmt.Errorf("compile: %w", err)
 	}
 	if res.Status == StatusSE {
-		return compiled{}, fmt.Errorf("compile: sandbox failure: %s", res.Error)
+		return compiled{}, sandboxFailure("compile: ", res)
 	}
 	out := strings.ToValidUTF8(string(log.buf), "?")
 	if len(out) > j.cfg.CompileOutputBytes {

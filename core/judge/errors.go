@@ -38,6 +38,30 @@ func IsPermanent(err error) bool {
 	return errors.As(err, &pe)
 }
 
+// HostBusyError is a failure caused by the host's load rather than by a fault of this
+// worker: the sandbox gave a run up because the host held it up past sandbox.max_stall
+// (too busy to judge it). Like any error it is retried, bounded by max_attempts; unlike
+// the others it says nothing about the worker's health, so it never counts towards the
+// worker's quarantine (worker.quarantine_after).
+type HostBusyError struct{ Err error }
+
+func (e *HostBusyError) Error() string { return e.Err.Error() }
+func (e *HostBusyError) Unwrap() error { return e.Err }
+
+// HostBusy marks err as the host's load (nil stays nil).
+func HostBusy(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &HostBusyError{Err: err}
+}
+
+// IsHostBusy reports whether err, or an error it wraps, is the host's load.
+func IsHostBusy(err error) bool {
+	var hb *HostBusyError
+	return errors.As(err, &hb)
+}
+
 // ToolCompileError says that a package's checker or interactor does not compile; it is
 // returned wrapped in a PermanentError.
 type ToolCompileError struct {

@@ -117,7 +117,7 @@ func (tk *task) runInteractive(ctx context.Context, i int, in interaction) (case
 		return caseOutcome{}, fmt.Errorf("run: %w", solErr)
 	}
 	if solRes.Status == StatusSE {
-		return caseOutcome{}, fmt.Errorf("run: sandbox failure: %s", solRes.Error)
+		return caseOutcome{}, sandboxFailure("run: ", solRes)
 	}
 	co := caseOutcome{res: job.CaseResult{Index: i, TimeMS: ms(solRes.CPU.Milliseconds()), MemoryKB: int(solRes.MemoryKB)}}
 	co.art.Stderr = excerpt(errs.buf, tk.j.cfg.ExcerptBytes)

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 )
@@ -67,6 +68,19 @@ type Result struct {
 	Signal   int
 	// Error explains an SE.
 	Error string
+	// HostBusy says that an SE is the host holding the run up past sandbox.max_stall,
+	// not a failure of the sandbox (see HostBusyError).
+	HostBusy bool
+}
+
+// sandboxFailure is the error of a run whose status is SE, marked HostBusy when the
+// host's load was its cause.
+func sandboxFailure(prefix string, res Result) error {
+	err := fmt.Errorf("%ssandbox failure: %s", prefix, res.Error)
+	if res.HostBusy {
+		return HostBusy(err)
+	}
+	return err
 }
 
 // Runner runs programs in the sandbox. An error means the sandbox could not run the

@@ -66,9 +66,14 @@ func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
 		ExitCode: res.ExitCode,
 		Signal:   res.Signal,
 		Error:    res.Error,
+		HostBusy: res.HostBusy,
 	}
 	if res.Status == sandbox.SE {
-		// The sandbox's own failure: the judge cannot decide this run.
+		// The sandbox's own failure, or a host too busy to run it: the judge cannot
+		// decide this run.
+		if res.HostBusy {
+			err = HostBusy(err)
+		}
 		return out, err
 	}
 	return out, nil

@@ -154,6 +154,18 @@ func Quarantine(ctx context.Context, db DB, name, reason string, errs []WorkerEr
 	return tag.RowsAffected() == 1, nil
 }
 
+// LiftQuarantine sets worker name active again after its self-check passed, only if it
+// is still quarantined by itself: an operator's drain, disable or enable since stands.
+// It reports whether the state changed.
+func LiftQuarantine(ctx context.Context, db DB, name, reason string, now time.Time) (bool, error) {
+	tag, err := db.Exec(ctx, `UPDATE workers SET state = 'active', state_reason = $2, state_by = $1, state_at = $3
+		WHERE name = $1 AND state = 'quarantined' AND state_by = $1`, Text(name), Text(clip(reason, 2000)), now)
+	if err != nil {
+		return false, fmt.Errorf("lift quarantine: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 // WorkerRow is one worker as the admin API lists it.
 type WorkerRow struct {
 	Name         string

@@ -8,7 +8,8 @@
 // passed and the lanes it reads (announce.go), the claim takes only those languages, and
 // an entry it cannot run is handed back without spending an attempt (handback.go). It
 // obeys the state an operator gives it in PostgreSQL — drain, disable, enable — and
-// quarantines itself after worker.quarantine_after system errors in a row (state.go).
+// quarantines itself after worker.quarantine_after system errors of its own in a row,
+// until its self-check passes again (quarantine.go).
 package worker
 
 import (
@@ -60,6 +61,11 @@ type Config struct {
 	// system errors (the judge could not decide: a sandbox failure, a missing toolchain, a
 	// panic); 0 never does.
 	QuarantineAfter int `mapstructure:"quarantine_after"`
+	// QuarantineRecheck is how long a quarantined worker waits before it re-runs its
+	// self-check; each failed check doubles the wait, up to QuarantineRecheckMax. A
+	// check that passes lifts the quarantine (an operator's drain or disable stays).
+	QuarantineRecheck    time.Duration `mapstructure:"quarantine_recheck"`
+	QuarantineRecheckMax time.Duration `mapstructure:"quarantine_recheck_max"`
 	// HandBackDelay is how long a submission this worker cannot run waits in the outbox
 	// after the worker handed it back (handback.go).
 	HandBackDelay time.Duration `mapstructure:"handback_delay"`
@@ -84,7 +90,11 @@ func DefaultConfig() Config {
 		ToolBuilds:        2,
 		StatePoll:         2 * time.Second,
 		QuarantineAfter:   5,
-		HandBackDelay:     2 * time.Second,
+		// A fault fixed by hand is noticed within a minute; one that lasts costs a
+		// sandboxed run every 15 minutes at most.
+		QuarantineRecheck:    time.Minute,
+		QuarantineRecheckMax: 15 * time.Minute,
+		HandBackDelay:        2 * time.Second,
 	}
 }
 
@@ -131,6 +141,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("worker.state_poll: %v not in 100ms..1m (a drain or disable is obeyed within it)", c.StatePoll)
 	case c.QuarantineAfter < 0 || c.QuarantineAfter > 1000:
 		return fmt.Errorf("worker.quarantine_after: %d not in 0..1000 (0: never quarantine)", c.QuarantineAfter)
+	case c.QuarantineRecheck < 100*time.Millisecond || c.QuarantineRecheck > time.Hour:
+		return fmt.Errorf("worker.quarantine_recheck: %v not in 100ms..1h", c.QuarantineRecheck)
+	case c.QuarantineRecheckMax < c.QuarantineRecheck || c.QuarantineRecheckMax > 24*time.Hour:
+		return fmt.Errorf("worker.quarantine_recheck_max: %v not in worker.quarantine_recheck (%v)..24h", c.QuarantineRecheckMax, c.QuarantineRecheck)
 	case c.HandBackDelay < 100*time.Millisecond || c.HandBackDelay > time.Minute:
 		return fmt.Errorf("worker.handback_delay: %v not in 100ms..1m (it keeps a submission this worker cannot run from circling)", c.HandBackDelay)
 	}

@@ -17,7 +17,15 @@ type Metrics struct {
 	// quarantined), 0 for the others.
 	State       *prometheus.GaugeVec
 	Quarantines prometheus.Counter
-	HandedBack  *prometheus.CounterVec
+	// QuarantinesLeft counts quarantines lifted, by who lifted them: self_check (it
+	// passed again) or operator (ojctl worker enable, or a disable or drain over it).
+	QuarantinesLeft *prometheus.CounterVec
+	// SelfChecks counts the self-checks re-run while quarantined, by result.
+	SelfChecks *prometheus.CounterVec
+	// HostBusy counts attempts the host's load kept from a verdict (not counted
+	// towards the quarantine).
+	HostBusy   prometheus.Counter
+	HandedBack *prometheus.CounterVec
 }
 
 // NewMetrics registers the worker's metrics with reg (nil: not registered).
@@ -57,13 +65,22 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Quarantines: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "oj_worker_quarantines_total", Help: "Times this worker quarantined itself after worker.quarantine_after system errors in a row.",
 		}),
+		QuarantinesLeft: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_worker_quarantines_left_total", Help: "Quarantines of this worker lifted, by who lifted them (self_check: it passed again; operator).",
+		}, []string{"by"}),
+		SelfChecks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_worker_self_checks_total", Help: "Self-checks re-run while quarantined, by result (pass, fail).",
+		}, []string{"result"}),
+		HostBusy: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_worker_host_busy_total", Help: "Attempts the host's load kept from a verdict (a run held up past sandbox.max_stall); retried, never counted towards the quarantine.",
+		}),
 		HandedBack: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "oj_worker_handed_back_total", Help: "Submissions handed back unclaimed, by lane and reason (incapable: a language this worker does not run; parked: the worker is not active).",
 		}, []string{"lane", "reason"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.Claims, m.Finalized, m.FinalizeRejects, m.AttemptsEnded, m.Reclaimed, m.LostEntries,
-			m.InFlight, m.JudgeSeconds, m.Errors, m.State, m.Quarantines, m.HandedBack)
+			m.InFlight, m.JudgeSeconds, m.Errors, m.State, m.Quarantines, m.QuarantinesLeft, m.SelfChecks, m.HostBusy, m.HandedBack)
 	}
 	return m
 }

@@ -3,11 +3,8 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
-	"time"
 
-	"oj/core/job"
 	"oj/core/store"
 )
 
@@ -18,8 +15,9 @@ import (
 //     be stopped without giving anything back.
 //   - disabled: claims nothing, and gives back what it is judging (a new entry through
 //     the outbox, the attempt not counted as a failure, as on shutdown).
-//   - quarantined: its last quarantine_after attempts all ended in system errors; it set
-//     itself apart and claims nothing until an operator enables it.
+//   - quarantined: its last quarantine_after attempts all ended in system errors of its
+//     own (not the host's load); it set itself apart, claims nothing, and re-runs its
+//     self-check on a backoff until it passes or an operator enables it (quarantine.go).
 //
 // The worker rereads its row every state_poll; the claim statement also refuses a worker
 // whose row is not active (store.Parked), so nothing is claimed after an operator's change
@@ -95,6 +93,10 @@ func (w *Worker) obey(st store.WorkerState, reason string) {
 		return
 	}
 	w.log.Info("worker state changed", "from", prev, "to", st, "reason", reason, "in_flight", w.inFlight())
+	if prev == store.WorkerQuarantined {
+		w.m.QuarantinesLeft.WithLabelValues("operator").Inc()
+		w.log.Info("quarantine left: set "+string(st)+" by an operator", "reason", reason)
+	}
 	switch st {
 	case store.WorkerActive:
 		w.health.reset() // an operator enabled it: the streak starts over
@@ -126,110 +128,6 @@ func (w *Worker) giveBackAll() {
 			r.cancel(errDisabled)
 		}
 	}
-}
-
-// health tracks the last attempts' outcomes for the quarantine, and the recent system
-// errors the worker announces.
-type health struct {
-	mu     sync.Mutex
-	after  int // quarantine_after; 0: never
-	streak int
-	errs   []store.WorkerError // newest first
-	// quarantine is the reason of a quarantine decided but not stored yet.
-	quarantine string
-}
-
-const recentErrors = 5
-
-// failed records an attempt that ended in a system error and returns the quarantine
-// reason when it completes a streak of quarantine_after.
-func (h *health) failed(t job.Task, err error, now time.Time) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.errs = append([]store.WorkerError{{At: now, SubmissionID: t.SubmissionID, Error: err.Error()}}, h.errs...)
-	if len(h.errs) > recentErrors {
-		h.errs = h.errs[:recentErrors]
-	}
-	h.streak++
-	if h.after == 0 || h.streak < h.after || h.quarantine != "" {
-		return ""
-	}
-	h.quarantine = fmt.Sprintf("the last %d attempts ended in system errors; the last: %s", h.streak, err.Error())
-	return h.quarantine
-}
-
-// ok records an attempt that ended with a verdict.
-func (h *health) ok() {
-	h.mu.Lock()
-	h.streak = 0
-	h.mu.Unlock()
-}
-
-func (h *health) reset() {
-	h.mu.Lock()
-	h.streak = 0
-	h.mu.Unlock()
-}
-
-func (h *health) pendingQuarantine() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.quarantine
-}
-
-func (h *health) stored() {
-	h.mu.Lock()
-	h.quarantine = ""
-	h.mu.Unlock()
-}
-
-func (h *health) recent() []store.WorkerError {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]store.WorkerError(nil), h.errs...)
-}
-
-// attemptFailed is called when an attempt ended in a system error (not a verdict, not a
-// give-back): past quarantine_after in a row, the worker stops claiming at once and
-// records why in PostgreSQL.
-func (w *Worker) attemptFailed(t job.Task, err error) {
-	reason := w.health.failed(t, err, w.clock.Now())
-	if reason == "" {
-		return
-	}
-	w.m.Quarantines.Inc()
-	w.log.Error("quarantining this worker: it claims nothing until an operator enables it (ojctl worker enable "+w.cfg.Name+
-		"; runbooks/worker-quarantined.md)", "reason", reason)
-	w.gate.set(store.WorkerQuarantined, reason)
-	w.persistQuarantine(context.Background())
-}
-
-// persistQuarantine stores a quarantine decided but not stored yet; the state loop
-// retries it until PostgreSQL has it.
-func (w *Worker) persistQuarantine(ctx context.Context) {
-	reason := w.health.pendingQuarantine()
-	if reason == "" {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, w.cfg.StoreTimeout)
-	defer cancel()
-	changed, err := store.Quarantine(ctx, w.db, w.cfg.Name, reason, w.health.recent(), w.clock.Now())
-	if err != nil {
-		w.log.Warn("store the quarantine (retried)", "err", err)
-		return
-	}
-	if !changed {
-		// No row yet (the worker has not announced itself: retried after it did), or an
-		// operator set it apart already: then PostgreSQL's state stands.
-		st, r, err := store.WorkerStateOf(ctx, w.db, w.cfg.Name)
-		if err == nil && st != store.WorkerActive {
-			w.health.stored()
-			w.obey(st, r)
-		}
-		return
-	}
-	w.health.stored()
-	w.stateMetric(store.WorkerQuarantined)
 }
 
 // stateMetric sets oj_worker_state: 1 for the state the worker is in, 0 for the others.

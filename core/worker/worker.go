@@ -59,6 +59,8 @@ type Worker struct {
 	// gate is the state the worker obeys (state.go); health its streak of system errors.
 	gate   *gate
 	health *health
+	// selfCheck is re-run while quarantined (quarantine.go); nil: only an operator lifts one.
+	selfCheck func(ctx context.Context) error
 
 	// afterCommit, when set (tests only), runs after each finalize commit, before the
 	// attempts it decided are forgotten.
@@ -148,6 +150,12 @@ func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, judge Judge, los
 	if cfg.HandBackDelay <= 0 {
 		cfg.HandBackDelay = def.HandBackDelay
 	}
+	if cfg.QuarantineRecheck <= 0 {
+		cfg.QuarantineRecheck = def.QuarantineRecheck
+	}
+	if cfg.QuarantineRecheckMax < cfg.QuarantineRecheck {
+		cfg.QuarantineRecheckMax = max(def.QuarantineRecheckMax, cfg.QuarantineRecheck)
+	}
 	return &Worker{cfg: cfg, db: db, streams: streams, judge: judge, lost: lost, clock: clk,
 		log: log.With("worker", cfg.Name), m: m, results: make(chan result, 1024), inflight: map[string]*run{},
 		gate: newGate(), health: &health{after: cfg.QuarantineAfter}}
@@ -189,6 +197,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	announced := make(chan struct{})
 	go func() { defer close(announced); w.stateLoop(ctx) }()
 	defer func() { <-announced }()
+	rechecked := make(chan struct{})
+	go func() { defer close(rechecked); w.recheckLoop(ctx) }()
+	defer func() { <-rechecked }()
 
 	<-ctx.Done()
 	deadline := time.AfterFunc(w.cfg.ShutdownGrace+w.cfg.StoreTimeout, func() { stopStore(errShutdownDeadline) })
@@ -357,69 +368,5 @@ func (l *lane) handle(ctx context.Context, entries []stream.Entry, reclaimed boo
 		// PostgreSQL says this worker is no longer active: obey now rather than at the next
 		// state poll, so that it does not read and hand back entry after entry meanwhile.
 		l.readState(ctx)
-	}
-}
-
-// claim claims ids in one statement. Should PostgreSQL refuse the statement for good (a
-// value it cannot take, which the stream's own checks should already have caught), it
-// bisects the batch so the others are claimed, and drops the entries of an id refused
-// alone. A transient error leaves the ids it covers unclaimed and is returned, with the
-// results of the parts that were claimed.
-func (l *lane) claim(ctx context.Context, ids []string, bySub map[string][]string) ([]store.ClaimResult, error) {
-	res, err := store.ClaimBatch(ctx, l.db, ids, l.cfg.Name, l.clock.Now(), l.cfg.Lease, l.languages())
-	if err == nil || !store.Permanent(err) {
-		return res, err
-	}
-	if len(ids) == 1 {
-		l.m.Claims.WithLabelValues(string(l.lane), "malformed").Inc()
-		l.log.Warn("dropping a stream entry PostgreSQL refuses to claim", "lane", l.lane, "submission_id", ids[0], "err", err)
-		l.drop(ctx, bySub[ids[0]])
-		return nil, nil
-	}
-	mid := len(ids) / 2
-	a, errA := l.claim(ctx, ids[:mid], bySub)
-	b, errB := l.claim(ctx, ids[mid:], bySub)
-	return append(a, b...), errors.Join(errA, errB)
-}
-
-// drop acks and deletes malformed entries.
-func (l *lane) drop(ctx context.Context, ids []string) {
-	if len(ids) == 0 {
-		return
-	}
-	if err := l.streams.Drop(context.WithoutCancel(ctx), l.lane, ids...); err != nil {
-		// They come back through reclaim and are dropped then.
-		l.m.Errors.WithLabelValues("ack").Inc()
-		l.log.Warn("drop malformed entries", "lane", l.lane, "count", len(ids), "err", err)
-	}
-}
-
-// decided reports whether PostgreSQL decided an entry's fate (a commit, or a business
-// rejection such as a stale attempt), so the entry may be acked.
-func (w *Worker) decided(err error) bool { return err == nil || store.Reason(err) != "" }
-
-func (w *Worker) ack(ctx context.Context, lane job.Lane, ids []string) {
-	if len(ids) == 0 {
-		return
-	}
-	if err := w.streams.Ack(context.WithoutCancel(ctx), lane, ids...); err != nil {
-		// Unacked entries come back through reclaim; PostgreSQL then says they are done.
-		w.m.Errors.WithLabelValues("ack").Inc()
-		w.log.Warn("ack", "lane", lane, "count", len(ids), "err", err)
-	}
-}
-
-func (w *Worker) logEnd(id string, attempt int, trace string, st job.State, cause string, err error) {
-	switch {
-	case err == nil:
-		w.m.AttemptsEnded.WithLabelValues(string(st)).Inc()
-		w.log.Warn("attempt ended without a verdict", "submission_id", id, "attempt", attempt, "trace_id", trace, "state", st,
-			"cause", cause)
-	case store.Reason(err) != "":
-		w.m.AttemptsEnded.WithLabelValues(store.Reason(err)).Inc()
-		w.log.Info("attempt end fenced off", "submission_id", id, "attempt", attempt, "trace_id", trace, "reason", store.Reason(err))
-	default:
-		w.m.Errors.WithLabelValues("end_attempt").Inc()
-		w.log.Error("end attempt", "submission_id", id, "attempt", attempt, "trace_id", trace, "err", err)
 	}
 }

@@ -247,6 +247,23 @@ func (m *Model) View() string {
 			fmt.Sprintf("%s %s: %s (%s, oldest %s)", w.Lane, w.Language, w.Reason, shared.Num(w.Waiting), shared.MS(w.OldestWaitMS)),
 			max(10, m.width-13)))
 	}
+	// A language whose live workers are all set apart (its only worker quarantined, say)
+	// or that no live worker runs: its submissions will wait, even before any does.
+	var unserved []string
+	for _, l := range m.ov.Languages {
+		switch {
+		case l.Problem == "":
+		case l.Live == 0:
+			unserved = append(unserved, l.Language)
+		default:
+			lines = append(lines, st.Error.Render(fmt.Sprintf("%-12s ", "no active"))+shared.OneLine(l.Language+": "+l.Problem,
+				max(10, m.width-13)))
+		}
+	}
+	if len(unserved) > 0 {
+		lines = append(lines, st.Label.Render(fmt.Sprintf("%-12s ", "no live wkr"))+shared.OneLine(strings.Join(unserved, ", "),
+			max(10, m.width-13)))
+	}
 	if len(m.ov.Runs) > 0 {
 		var runs []string
 		for _, c := range m.ov.Runs {

@@ -20,6 +20,9 @@ type Overview struct {
 	// NoWorker lists, per lane and language, the submissions held back because no live
 	// active worker runs their language.
 	NoWorker []LanguageWaiting `json:"waiting_for_worker"`
+	// Languages lists every configured language with its live workers by state, each
+	// with a problem when no live active worker runs it.
+	Languages []LanguageWorkers `json:"languages"`
 }
 
 // LanguageWaiting is a lane's submissions in one language that wait for a worker.

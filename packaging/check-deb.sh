@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# check-deb.sh — checks a built .deb (what .ci/run runs after `make deb`): its control
+# data, that it ships ojd and ojctl, the systemd units and timers, and /etc/oj/ojd.yaml as
+# a conffile (an operator's edits survive an upgrade), and, when systemd-analyze is
+# installed, that the units verify with the package's own binaries.
+#
+#   bash packaging/check-deb.sh var/deb/oj_VERSION_amd64.deb
+set -euo pipefail
+
+deb=${1:?usage: check-deb.sh PACKAGE.deb}
+fail=0
+bad() { echo "check-deb.sh: $*" >&2; fail=1; }
+
+info=$(dpkg-deb --info "$deb")
+grep -q '^ *Package: oj$' <<<"$info" || bad "control: Package is not oj"
+grep -q '^ *Architecture: amd64$' <<<"$info" || bad "control: Architecture is not amd64"
+grep -q '^ *Depends:.*libseccomp2' <<<"$info" || bad "control: Depends lacks libseccomp2"
+
+contents=$(dpkg-deb --contents "$deb" | awk '{print $NF}' | sed 's|^\./|/|')
+want=(/usr/bin/ojd /usr/bin/ojctl /etc/oj/ojd.yaml
+	/lib/systemd/system/ojd-api.service /lib/systemd/system/ojd-dispatcher.service
+	/lib/systemd/system/ojd-worker.service
+	/lib/systemd/system/ojctl-trim.service /lib/systemd/system/ojctl-trim.timer
+	/lib/systemd/system/ojctl-dlq-replay.service /lib/systemd/system/ojctl-dlq-replay.timer)
+for f in "${want[@]}"; do
+	grep -qxF "$f" <<<"$contents" || bad "contents: $f missing"
+done
+# Every unit of systemd/ is shipped, not only those named above.
+for u in "$(dirname "${BASH_SOURCE[0]}")"/../systemd/*.service "$(dirname "${BASH_SOURCE[0]}")"/../systemd/*.timer; do
+	grep -qxF "/lib/systemd/system/$(basename "$u")" <<<"$contents" || bad "contents: unit $(basename "$u") missing"
+done
+
+conffiles=$(dpkg-deb --info "$deb" conffiles 2>/dev/null || true)
+grep -qxF /etc/oj/ojd.yaml <<<"$conffiles" || bad "conffiles: /etc/oj/ojd.yaml is not a conffile (conffiles: ${conffiles:-none})"
+
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+dpkg-deb --extract "$deb" "$tree"
+for b in ojd ojctl; do
+	file "$tree/usr/bin/$b" 2>/dev/null | grep -q 'pie executable' || [[ ! -x /usr/bin/file ]] || bad "/usr/bin/$b is not a PIE executable"
+done
+"$tree/usr/bin/ojd" --config "$tree/etc/oj/ojd.yaml" config >/dev/null || bad "the packaged ojd does not read the packaged /etc/oj/ojd.yaml"
+
+# systemd-analyze verify checks the units' syntax, their dependencies and that their
+# programs exist: on copies whose /usr/bin/ points into the package's tree (the host
+# need not have oj installed; --root would hide the host's own targets). Optional: a
+# build host without systemd skips it.
+if command -v systemd-analyze >/dev/null 2>&1; then
+	mkdir "$tree/verify"
+	for u in "$tree"/lib/systemd/system/*.service "$tree"/lib/systemd/system/*.timer; do
+		sed "s|/usr/bin/|$tree/usr/bin/|g" "$u" >"$tree/verify/$(basename "$u")"
+	done
+	if ! out=$(cd "$tree/verify" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no ./*.service ./*.timer 2>&1); then
+		bad "systemd-analyze verify failed:"
+		echo "$out" >&2
+	elif [[ -n "$out" ]]; then
+		echo "$out" >&2
+	fi
+else
+	echo "check-deb.sh: systemd-analyze not installed: units not verified" >&2
+fi
+
+if ((fail)); then
+	exit 1
+fi
+echo "check-deb.sh: $deb ok ($(wc -l <<<"$contents") paths; binaries, units, /etc/oj/ojd.yaml a conffile)"
