@@ -22,7 +22,7 @@ type Overview struct {
 	NoWorker []LanguageWaiting `json:"waiting_for_worker"`
 	// Languages lists every configured language with its live workers by state, each
 	// with a problem when no live active worker runs it.
-	Languages []LanguageWorkers `json:"languages"`
+	Languages []LanguageWorkers `json:"language_workers"`
 }
 
 // LanguageWaiting is a lane's submissions in one language that wait for a worker.
