@@ -52,6 +52,7 @@ func testLog() *slog.Logger {
 func apiOn(t *testing.T, s *system, builds *build.Client) *client.Client {
 	t.Helper()
 	cfg := api.DefaultConfig()
+	cfg.Webhooks.AllowPrivate = true // as the system's dispatcher: the tests' receivers listen on 127.0.0.1
 	reg := prometheus.NewRegistry()
 	srv := api.New(cfg, api.Deps{DB: s.db, Streams: s.streams, Languages: s.judge.Languages(), Objects: s.store,
 		PackageLimits: problem.DefaultLimits(), Builds: builds, Registerer: reg, Gatherer: reg})
