@@ -162,15 +162,28 @@ func LanguageQueues(ctx context.Context, db DB) ([]LanguageQueue, error) {
 func HandBack(ctx context.Context, db DB, id string, delay time.Duration) (bool, error) {
 	handed := false
 	err := InTx(ctx, db, func(tx pgx.Tx) error {
+		// Lock the submission first, then look for a waiting row in a statement of its
+		// own: under READ COMMITTED that statement's snapshot is taken after the lock, so
+		// a second hand-back of the same submission (its entry read twice, by a reader
+		// and a reclaim) sees the row the first one committed. Checked in the locking
+		// statement itself, it would see the snapshot from before it waited, and both
+		// would write a row.
 		var lane, trace string
-		err := tx.QueryRow(ctx, `SELECT lane, trace_id FROM submissions s WHERE id = $1 AND state = 'queued'
-			AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.submission_id = s.id AND o.kind = 'job' AND o.delivered_at IS NULL)
-			FOR UPDATE`, id).Scan(&lane, &trace)
+		err := tx.QueryRow(ctx, `SELECT lane, trace_id FROM submissions WHERE id = $1 AND state = 'queued' FOR UPDATE`,
+			id).Scan(&lane, &trace)
 		if err == pgx.ErrNoRows {
 			return nil
 		}
 		if err != nil {
 			return err
+		}
+		var waiting bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM outbox WHERE submission_id = $1 AND kind = 'job' AND delivered_at IS NULL)`,
+			id).Scan(&waiting); err != nil {
+			return err
+		}
+		if waiting {
+			return nil
 		}
 		handed = true
 		return EnqueueJob(ctx, tx, id, job.Lane(lane), trace, delay)
