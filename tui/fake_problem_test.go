@@ -3,7 +3,7 @@ package tui
 import (
 	"context"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Problem is the problem's latest version: a derived limit and a group tree, for the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/shared"
 )
 

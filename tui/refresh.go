@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/sync/errgroup"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/shared"
 )
 

@@ -2,7 +2,7 @@
 // views Overview, PEL, Consumers, Outbox, DLQ, Submissions, Problems, Workers and Audit (one package
 // each), k9s-style keys, actions behind a y/N confirmation that shows the dry-run count,
 // and a refresh loop that keeps the last data on screen, marked stale, while the server
-// cannot be reached. It knows the server only through core/api/client and core/api/wire.
+// cannot be reached. It knows the server only through core/api/client and core/wire.
 package tui
 
 import (

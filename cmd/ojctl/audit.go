@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newAuditCmd(a *app) *cobra.Command {

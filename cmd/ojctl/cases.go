@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/shared"
 )
 

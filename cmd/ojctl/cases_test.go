@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge/objstore"
+	"oj/core/wire"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newEventsCmd(a *app) *cobra.Command {

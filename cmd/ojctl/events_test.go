@@ -14,9 +14,9 @@ import (
 
 	"oj/core/api/apitest"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // restartable serves the API's handler on one address, and can be stopped (every

@@ -13,11 +13,11 @@ import (
 
 	"oj/core/api/apitest"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge/objstore"
 	"oj/core/store"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // The tests run ojctl in-process against a real ojd api: the real handler over a real

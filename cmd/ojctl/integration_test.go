@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // ojctl token create, ls and revoke over the admin API; the created token works.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Without a terminal and without --yes every mutating command refuses (exit 2) before it

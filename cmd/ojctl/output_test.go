@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // lines splits stdout into its lines, failing unless it ends with a newline.

@@ -15,7 +15,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newProblemCmd(a *app) *cobra.Command {

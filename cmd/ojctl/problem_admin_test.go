@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
-	"oj/core/api/wire"
 	"oj/core/judge/problem/problemtest"
+	"oj/core/wire"
 )
 
 // problem ls lists every problem with its submission count, archived ones flagged;

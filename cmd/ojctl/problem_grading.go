@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // pushVerified is what "problem push --verify" prints with -o json: the version pushed

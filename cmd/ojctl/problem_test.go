@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"oj/core/api/wire"
 	"oj/core/judge/problem/problemtest"
+	"oj/core/wire"
 )
 
 // writeTree writes files (slash paths) under a new directory named name.

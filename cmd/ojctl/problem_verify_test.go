@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // The verification table says when a time was divided by its language's time factor, and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Every read command's -o json parses back into its wire type (no unknown field), and its

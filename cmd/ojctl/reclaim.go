@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newReclaimCmd(a *app) *cobra.Command {

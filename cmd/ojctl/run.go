@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newRunCmd(a *app) *cobra.Command {

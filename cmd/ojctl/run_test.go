@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"oj/core/api/wire"
 	"oj/core/job"
+	"oj/core/wire"
 )
 
 // run prints what the program wrote on each input as a terminal would (stdout alone on

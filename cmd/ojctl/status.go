@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/shared"
 )
 

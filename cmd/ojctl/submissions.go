@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newSubmissionsCmd(a *app) *cobra.Command {

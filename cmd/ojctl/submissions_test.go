@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // ojctl submissions: newest first, filtered by state and problem, paged with --cursor; a

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // languageByExt guesses --lang from the file's extension (the default languages of

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func writeFile(t *testing.T, name, content string) string {

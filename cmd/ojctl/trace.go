@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newTraceCmd(a *app) *cobra.Command {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newWebhookCmd(a *app) *cobra.Command {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // ojctl webhook ls: the endpoints with their backlogs and how they are doing.

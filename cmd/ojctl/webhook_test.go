@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"oj/core/api/apitest"
-	"oj/core/api/wire"
 	"oj/core/dispatch"
+	"oj/core/wire"
 )
 
 // ojctl webhook add, test, deliveries, ls, disable, redeliver, enable and rm against a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func newWorkerCmd(a *app) *cobra.Command {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // ojctl worker ls, drain, disable and enable against a running worker: a dry run changes

@@ -31,9 +31,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/judge/problem/problemtest"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // make test-cluster: oj on several hosts, each a network namespace of this machine, under

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/judge/problem/problemtest"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // ojd refuses to start against a Redis whose certificate it cannot verify, naming the

@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/judge/problem/problemtest"
+	"oj/core/wire"
 )
 
 // The end-to-end proof, with the real binaries: ojd api, two ojd workers judging

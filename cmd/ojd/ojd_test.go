@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/judge/problem/problemtest"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // The real binary: migrate, create a token, run `ojd all`, judge a submission through

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"oj/core/api/wire"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // adminBody bounds an admin action's request body (a replay may list many ids); the

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // outbox is GET /admin/v1/outbox?limit=: undelivered rows, oldest first, with the backlog.

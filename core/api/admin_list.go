@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"oj/core/render"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // Page sizes of GET /admin/v1/submissions.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // listIDs pages through GET /admin/v1/submissions with q and returns every id in order

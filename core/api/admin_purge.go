@@ -3,10 +3,10 @@ package api
 import (
 	"net/http"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // purge is POST /admin/v1/dlq/purge: {"ids":[…]} or {"all":true}, with dry_run. The dead

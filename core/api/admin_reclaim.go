@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // reclaim is POST /admin/v1/reclaim: idle pending entries are taken over and PostgreSQL

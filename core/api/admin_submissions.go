@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // adminSubmission reads {id} for an admin action: 404 when it does not exist.

@@ -10,10 +10,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
 	"oj/core/stream"
+	"oj/core/wire"
 )
 
 var errJudge = errors.New("sandbox exploded")

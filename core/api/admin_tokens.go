@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"slices"
 
-	"oj/core/api/wire"
 	"oj/core/ops"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // tokenName is what a token may be called: it is shown in logs, the audit log and the

@@ -3,10 +3,10 @@ package api
 import (
 	"net/http"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/ops"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // trim is POST /admin/v1/trim: strategy "safe" (XTRIM MINID at the oldest entry still

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"oj/core/api/wire"
 	"oj/core/ops"
 	"oj/core/store"
 	"oj/core/webhook"
+	"oj/core/wire"
 )
 
 // Webhook endpoints over the admin API. The API only registers and manages them: the

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strings"
 
-	"oj/core/api/wire"
 	"oj/core/ops"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // workerAction is POST /admin/v1/workers/{name}/drain, /disable and /enable: the worker's

@@ -15,7 +15,7 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/core/worker"
 )
 

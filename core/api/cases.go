@@ -11,11 +11,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge/objstore"
 	"oj/core/render"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 const (

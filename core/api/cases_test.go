@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge/objstore"
+	"oj/core/wire"
 )
 
 // putArtefact stores an attempt's artefact as the worker does, under its run key.

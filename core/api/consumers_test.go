@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/stream"
+	"oj/core/wire"
 )
 
 // GET /admin/v1/workers on the stack's Redis: idle_ms for every consumer; inactive_ms

@@ -13,8 +13,8 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/apitest"
-	"oj/core/api/wire"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // draining is an API server on a real listener with one submit in flight: its handler

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Error codes of the API's error answers.

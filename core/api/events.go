@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // events is GET /api/v1/submissions/{id}/events: Server-Sent Events. The first `state`

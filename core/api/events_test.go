@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
+	"oj/core/wire"
 )
 
 func TestEventsStreamStatesUntilTerminal(t *testing.T) {

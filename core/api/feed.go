@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/render"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // The results feed, GET /api/v1/events: every submission's state changes and every new

@@ -14,11 +14,11 @@ import (
 
 	"oj/core/api/apitest"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/dispatch"
 	"oj/core/job"
 	"oj/core/store"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // The feed on a database of any age: its cursors are transaction ids, which pass 999 a

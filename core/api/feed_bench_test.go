@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // BenchmarkFeed: the results feed read to its head by one follower, then by 100 at once,

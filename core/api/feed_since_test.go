@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"oj/core/api/apitest"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // since=now returns no event that committed before the call, even one the head had not

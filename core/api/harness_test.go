@@ -16,13 +16,13 @@ import (
 	"oj/core/api"
 	"oj/core/api/apitest"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/dispatch"
 	"oj/core/job"
 	"oj/core/judge/problem/problemtest"
 	"oj/core/store"
 	"oj/core/stream"
 	"oj/core/testenv"
+	"oj/core/wire"
 	"oj/core/worker"
 )
 

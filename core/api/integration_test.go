@@ -13,8 +13,8 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
+	"oj/core/wire"
 )
 
 // Caller metadata is checked, stored, part of the idempotency comparison, echoed and a

@@ -3,8 +3,8 @@ package api
 import (
 	"net/http"
 
-	"oj/core/api/wire"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // languages is GET /api/v1/languages: the configured languages, in file order.

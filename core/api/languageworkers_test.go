@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/store"
+	"oj/core/wire"
 	"oj/core/worker"
 )
 

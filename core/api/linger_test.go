@@ -15,9 +15,9 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/apitest"
-	"oj/core/api/wire"
 	"oj/core/judge/lang"
 	"oj/core/judge/problem"
+	"oj/core/wire"
 )
 
 // exchange is one request with a body, and the answer it got.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
+	"oj/core/wire"
 )
 
 // The hidden answer the scripted checker quotes in its message.

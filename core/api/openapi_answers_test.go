@@ -15,12 +15,12 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/apitest"
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge/lang"
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 	"oj/core/judge/problem/problemtest"
+	"oj/core/wire"
 	"oj/core/worker"
 )
 

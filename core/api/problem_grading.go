@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"slices"
 
-	"oj/core/api/wire"
 	"oj/core/judge/problem"
 	"oj/core/render"
 	"oj/core/store"
 	"oj/core/verification"
+	"oj/core/wire"
 )
 
 // gradingMeta adds to a new version's meta what its grading and its time limit's

@@ -8,13 +8,13 @@ import (
 	"regexp"
 	"slices"
 
-	"oj/core/api/wire"
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 	"oj/core/judge/problem/formats"
 	"oj/core/ops"
 	"oj/core/render"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // problemID is the schema's CHECK on problems.id.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"oj/core/api/wire"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // listProblems is GET /api/v1/problems?archived=all|false|true (admin): every problem

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
+	"oj/core/wire"
 )
 
 func listProblems(t *testing.T, e *env, archived string) []wire.ProblemSummary {

@@ -12,7 +12,7 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 func TestRateLimitFloodGets429AndEveryAcceptedSubmissionFinishes(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // Runs: the Run button. A run is a program on the caller's own inputs, with no problem

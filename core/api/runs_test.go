@@ -9,7 +9,7 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // runRefusal posts a run as c and returns the API's refusal (nil when accepted).

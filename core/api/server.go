@@ -1,5 +1,5 @@
 // Package api is ojd's HTTP face: the public submission API, the admin endpoints that
-// ojctl drives, health and metrics. The JSON shapes live in core/api/wire, shared with the
+// ojctl drives, health and metrics. The JSON shapes live in core/wire, shared with the
 // Go client in core/api/client.
 //
 // The API never decides a submission's fate from Redis: states and verdicts are read from

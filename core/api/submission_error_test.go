@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge"
+	"oj/core/wire"
 )
 
 // The error of a dead or SE submission reaches the API on every path that returns a

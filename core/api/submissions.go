@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // submit is POST /api/v1/submissions: admit the caller, read the request, then answer a

@@ -12,8 +12,8 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/job"
+	"oj/core/wire"
 )
 
 func TestSubmitWaitReturnsTheJudgedSubmission(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // maxIdempotencyKey bounds the Idempotency-Key header.

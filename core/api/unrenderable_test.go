@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // poisonFinishedEvent writes, straight into the events table, a copy of id's finished

@@ -10,11 +10,11 @@ import (
 	"net/http"
 	"strconv"
 
-	"oj/core/api/wire"
 	"oj/core/judge/objstore"
 	"oj/core/judge/problem"
 	"oj/core/store"
 	"oj/core/verification"
+	"oj/core/wire"
 )
 
 // verifyProblem is POST /admin/v1/problems/{id}/verify [{"dry_run"}] (audited): the

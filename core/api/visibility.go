@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 
-	"oj/core/api/wire"
 	"oj/core/render"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // What a viewer sees of a submission and its cases is core/render's rule (hidden tests

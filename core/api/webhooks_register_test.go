@@ -9,8 +9,8 @@ import (
 
 	"oj/core/api/apitest"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/dispatch"
+	"oj/core/wire"
 )
 
 // A URL the private-address guard would refuse on every try is refused at registration,

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/core/worker"
 )
 

@@ -17,13 +17,13 @@ import (
 
 	"oj/core/api"
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/build"
 	"oj/core/judge"
 	"oj/core/judge/problem"
 	"oj/core/judge/problem/problemtest"
 	"oj/core/store"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // libH stands in for testlib.h: a header of the tests' own that the checker includes.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/build"
 	"oj/core/judge/problem/problemtest"
+	"oj/core/wire"
 )
 
 // withBuilds serves the API over s with a build server answering from s's judge.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/store"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // twiceScoring is a Kattis scoring package with two groups of secret tests (30 and 70

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/store"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // runProgram reads its input: "loop" spins forever, "alloc" touches 256 MiB, anything

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // hugeScoreValidator accepts every output and gives the case a score of 1e302: two such

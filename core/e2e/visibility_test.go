@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/build"
 	"oj/core/judge/problem/problemtest"
 	"oj/core/store"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // echo copies its input to stdout and stderr and exits with the input's first number:

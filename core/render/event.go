@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // ErrUnrenderable marks a stored event that cannot be rendered: its data does not decode

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"oj/core/api/wire"
 	"oj/core/render"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // An event whose stored data does not decode is encoded as its stand-in — id, type,

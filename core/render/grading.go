@@ -5,10 +5,10 @@ import (
 	"math"
 	"strconv"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/judge"
 	"oj/core/judge/problem"
+	"oj/core/wire"
 )
 
 // Grading is how a problem version scores, read from its meta: whether it is pass/fail,

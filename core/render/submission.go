@@ -3,9 +3,9 @@ package render
 import (
 	"strings"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // Submission is s as the API shows it to a viewer (an admin or not): no verdict fields

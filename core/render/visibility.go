@@ -5,9 +5,9 @@ import (
 	"errors"
 	"sync"
 
-	"oj/core/api/wire"
 	"oj/core/job"
 	"oj/core/store"
+	"oj/core/wire"
 )
 
 // What a submission's owner sees of a case is decided by the problem version the

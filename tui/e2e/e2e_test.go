@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"oj/core/api/client"
-	"oj/core/api/wire"
 	"oj/core/testenv"
+	"oj/core/wire"
 )
 
 // TestDashboardReplaysADeadLetter runs the whole system (ojd all on a fresh database),

@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/listview"
 	"oj/tui/pel"
 	"oj/tui/shared"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // RenderGrading is how a problem scores (pass/fail, or out of what, and its group tree)

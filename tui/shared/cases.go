@@ -5,7 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // CaseMsg is the answer of a case fetch started by a view: one case of a submission with

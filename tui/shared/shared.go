@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/keys"
 	"oj/tui/styles"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/shared"
 	"oj/tui/styles"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 	"oj/tui/listview"
 	"oj/tui/shared"
 )

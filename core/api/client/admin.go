@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Overview is GET /admin/v1/overview.

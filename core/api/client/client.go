@@ -1,5 +1,5 @@
 // Package client is the Go client of oj's HTTP API: every endpoint of ojd api, with the
-// request and answer types of core/api/wire, and errors that carry the HTTP status, the
+// request and answer types of core/wire, and errors that carry the HTTP status, the
 // server's code and message. ojctl and the TUI use it; it links no server code.
 package client
 
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Client talks to one server with one token.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Tokens is GET /admin/v1/tokens.

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // PutProblem is PUT /api/v1/problems/{id} (admin): zip is the package. A package the

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Problems is GET /api/v1/problems (admin): archived is "" or "all" for every problem,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // RunResult is a run's answer: Run when it finished within wait_ms (status 200), else

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // SubmitResult is a submit's answer: Submission when it was judged within wait_ms (or an

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"oj/core/api/wire"
+	"oj/core/wire"
 )
 
 // Webhooks is GET /admin/v1/webhooks.
