@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"path"
 	"slices"
 	"strings"
 
@@ -331,68 +330,4 @@ func ordinal(n int) string {
 		suffix = "rd"
 	}
 	return fmt.Sprintf("%d%s", n, suffix)
-}
-
-// checkTiming fills in the Kattis defaults and checks the ranges.
-func (s *Spec) checkTiming(lines lineMap) error {
-	t := s.Timing
-	if t == nil {
-		return nil
-	}
-	if t.ACToTimeLimit == 0 {
-		t.ACToTimeLimit = 2
-	}
-	if t.TimeLimitToTLE == 0 {
-		t.TimeLimitToTLE = 1.5
-	}
-	if t.ResolutionMS == 0 {
-		t.ResolutionMS = 1000
-	}
-	for key, v := range map[string]float64{"ac_to_time_limit": t.ACToTimeLimit, "time_limit_to_tle": t.TimeLimitToTLE} {
-		if !(v >= 1 && v <= 100) {
-			return specError(ErrBadLimits, lines.at("timing."+key), "timing.%s: %v is out of range 1..100", key, v)
-		}
-	}
-	if t.ResolutionMS < 1 || t.ResolutionMS > maxTimeLimitMS {
-		return specError(ErrBadLimits, lines.at("timing.resolution_ms"), "timing.resolution_ms: %d is out of range 1..%d", t.ResolutionMS, maxTimeLimitMS)
-	}
-	return nil
-}
-
-// Expectable verdicts of a labeled submission.
-var expectable = []string{"AC", "WA", "PE", "PC", "TLE", "MLE", "OLE", "RE", "CE"}
-
-// maxSubmissions bounds a package's labeled submissions.
-const maxSubmissions = 200
-
-// checkSubmissions checks the labeled submissions: sources under submissions/ that
-// exist, known verdicts, each source once.
-func (s *Spec) checkSubmissions(has func(string) bool, lines lineMap) error {
-	if len(s.Submissions) > maxSubmissions {
-		return specError(ErrBadSubmissions, lines.at("submissions"), "submissions: %d, at most %d", len(s.Submissions), maxSubmissions)
-	}
-	seen := map[string]bool{}
-	for i := range s.Submissions {
-		sub := &s.Submissions[i]
-		key := fmt.Sprintf("submissions[%d]", i)
-		if !strings.HasPrefix(sub.Source, "submissions/") || path.Clean(sub.Source) != sub.Source || !has(sub.Source) {
-			return specError(ErrBadSubmissions, lines.at(key+".source"), "%s.source: %q: want a file of the package under submissions/", key, clip(sub.Source, 100))
-		}
-		if seen[sub.Source] {
-			return specError(ErrBadSubmissions, lines.at(key+".source"), "%s.source: %q is listed twice", key, clip(sub.Source, 100))
-		}
-		seen[sub.Source] = true
-		if len(sub.Expect) == 0 {
-			return specError(ErrBadSubmissions, lines.at(key+".expect"), "%s.expect: required, the verdicts it may get, such as [AC]", key)
-		}
-		for j, v := range sub.Expect {
-			if !slices.Contains(expectable, v) {
-				return specError(ErrBadSubmissions, lines.at(fmt.Sprintf("%s.expect[%d]", key, j)), "%s.expect: %q is not one of %s", key, clip(v, 20), strings.Join(expectable, ", "))
-			}
-		}
-		if len(sub.Language) > 64 || len(sub.Label) > 200 || len(sub.Note) > 1000 {
-			return specError(ErrBadSubmissions, lines.at(key), "%s: language, label or note too long", key)
-		}
-	}
-	return nil
 }
