@@ -10,7 +10,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$ROOT"
 
-command -v promtool >/dev/null || { echo "check.sh: promtool missing (scripts/deps.sh installs Debian's prometheus)" >&2; exit 1; }
+command -v promtool >/dev/null || { echo "check.sh: promtool missing (scripts/deps.sh test installs Debian's prometheus)" >&2; exit 1; }
 promtool check rules monitoring/oj-alerts.yml
 (cd monitoring && promtool test rules oj-alerts.test.yml)
 python3 -m json.tool monitoring/grafana-dashboard.json >/dev/null

@@ -1,6 +1,7 @@
 // Package scripts tests the shell scripts that the make targets run, where their
 // behaviour can be checked without the whole of make run: the work dir run.sh chooses,
-// and what stop.sh stops, unmounts and removes.
+// what stop.sh stops, unmounts and removes, and what deps.sh installs for make run and
+// for make test and the services it leaves disabled (deps_test.go).
 package scripts
 
 import (

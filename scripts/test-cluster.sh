@@ -10,14 +10,14 @@
 # install guide's ACL users (TestClusterSentinelTLSACL), all in cmd/ojd/cluster_test.go.
 # Each prints a table of checks and "N passed, M failed" and fails on any failed check.
 #
-# Needs root (namespaces, the sandbox, PostgreSQL as postgres) and what scripts/deps.sh
-# installs; MinIO is built on first use as scripts/minio.sh does.
+# Needs root (namespaces, the sandbox, PostgreSQL as postgres) and what `scripts/deps.sh
+# test` installs; MinIO is built on first use as scripts/minio.sh does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [[ $(id -u) -eq 0 ]] || { echo "test-cluster: run as root" >&2; exit 1; }
 for c in ip nsenter runuser redis-server; do
-	command -v "$c" >/dev/null || { echo "test-cluster: $c not found: run scripts/deps.sh" >&2; exit 1; }
+	command -v "$c" >/dev/null || { echo "test-cluster: $c not found: run scripts/deps.sh test" >&2; exit 1; }
 done
 minio="$(go env GOPATH)/bin/minio"
 if [[ ! -x $minio ]]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — what `make test` runs: the whole test suite on a throwaway PostgreSQL + Redis.
 #
-# Installs what is missing (deps.sh), starts a private stack in a mktemp dir on free ports,
+# Installs what is missing (deps.sh test: what make run needs, and the test tools:
+# promtool, openssl, curl, tmux), starts a private stack in a mktemp dir on free ports,
 # runs go build, go vet and go test -race, then a short fuzz pass over every Fuzz target,
 # and always stops the stack and removes the dir (also on failure or Ctrl-C).
 #
@@ -20,7 +21,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$ROOT"
 # shellcheck source=scripts/deps.sh
-. "$ROOT/scripts/deps.sh"
+OJ_DEPS=test . "$ROOT/scripts/deps.sh"
 
 read -ra pkgs <<<"${PKGS:-./...}"
 read -ra test_args <<<"${TEST_ARGS:-}"
