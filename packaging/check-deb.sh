@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # check-deb.sh — checks a built .deb (what .ci/run runs after `make deb`): its control
-# data, that it ships ojd and ojctl, the systemd units and timers, and /etc/oj/ojd.yaml as
-# a conffile (an operator's edits survive an upgrade), and, when systemd-analyze is
-# installed, that the units verify with the package's own binaries.
+# data, that it ships ojd and ojctl, the systemd units and timers, the README and docs/,
+# and /etc/oj/ojd.yaml as a conffile (an operator's edits survive an upgrade), and, when
+# systemd-analyze is installed, that the units verify with the package's own binaries.
 #
 #   bash packaging/check-deb.sh var/deb/oj_VERSION_amd64.deb
 set -euo pipefail
@@ -28,6 +28,14 @@ done
 # Every unit of systemd/ is shipped, not only those named above.
 for u in "$(dirname "${BASH_SOURCE[0]}")"/../systemd/*.service "$(dirname "${BASH_SOURCE[0]}")"/../systemd/*.timer; do
 	grep -qxF "/lib/systemd/system/$(basename "$u")" <<<"$contents" || bad "contents: unit $(basename "$u") missing"
+done
+
+# The README and every page of docs/ are shipped (docs/api.md in api/, beside openapi.yaml).
+grep -qxF /usr/share/doc/oj/README.md <<<"$contents" || bad "contents: README.md missing"
+for m in "$(dirname "${BASH_SOURCE[0]}")"/../docs/*.md; do
+	n=$(basename "$m")
+	[[ $n == api.md ]] && n=api/api.md
+	grep -qxF "/usr/share/doc/oj/$n" <<<"$contents" || bad "contents: docs/$(basename "$m") missing"
 done
 
 conffiles=$(dpkg-deb --info "$deb" conffiles 2>/dev/null || true)

@@ -68,11 +68,12 @@ f 0644 packaging/copyright "$DOCDIR/copyright"
 gzip -9n <packaging/changelog >"$DESTDIR$DOCDIR/changelog.gz"
 chmod 0644 "$DESTDIR$DOCDIR/changelog.gz"
 for r in runbooks/*.md; do f 0644 "$r" "$DOCDIR/runbooks/$(basename "$r")"; done
-# The problem format, the bounds, plugging a site in, and the HTTP API reference (with its
-# OpenAPI description).
-f 0644 docs/problem-format.md "$DOCDIR/problem-format.md"
-f 0644 docs/bounds.md "$DOCDIR/bounds.md"
-f 0644 docs/integrating.md "$DOCDIR/integrating.md"
+# Every page of docs/ beside the README (the problem format, the bounds, plugging a site
+# in, configuration, ojctl, operations, …), and the HTTP API reference with its OpenAPI
+# description in api/.
+for m in docs/*.md; do
+	[[ $m == docs/api.md ]] || f 0644 "$m" "$DOCDIR/$(basename "$m")"
+done
 for a in docs/api.md docs/openapi.yaml; do f 0644 "$a" "$DOCDIR/api/$(basename "$a")"; done
 for m in monitoring/oj-alerts.yml monitoring/grafana-dashboard.json; do f 0644 "$m" "$DOCDIR/monitoring/$(basename "$m")"; done
 f 0644 systemd/crontab.example "$DOCDIR/examples/crontab.example"

@@ -172,6 +172,6 @@ oj_deps_main() {
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
 	oj_deps_main "${1:-run}"
 	echo "deps: ok ($(go env GOVERSION))"
-elif [[ -z "${OJ_DEPS_FUNCTIONS_ONLY:-}" ]]; then
+else
 	oj_deps_main "${OJ_DEPS:-run}"
 fi

@@ -14,7 +14,7 @@ import (
 	"oj/core/api/client"
 )
 
-// Exit codes: stable, documented in the README, relied on by cron scripts.
+// Exit codes: stable, documented in docs/ojctl.md, relied on by cron scripts.
 const (
 	exitOK      = 0
 	exitFailure = 1

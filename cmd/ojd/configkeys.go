@@ -104,7 +104,7 @@ func envName(key string) string {
 }
 
 // notConfig are OJ_* variables of the project's scripts and tests, which ojd does not
-// read and does not warn about (README's Configuration section lists the same):
+// read and does not warn about (docs/configuration.md lists the same):
 // make test's OJ_TEST_*, the worker tests' children's OJ_CHILD_*, make test-vm's OJ_VM_*,
 // make deb's OJ_VERSION, OJ_MAINTAINER and OJ_DEB_DIR, scripts/stack.sh's OJ_PG_BIN,
 // OJ_STACK_TIMEOUT and OJ_STACK_DIR.
