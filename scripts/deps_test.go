@@ -70,6 +70,9 @@ func depsRoot(t *testing.T) string {
 // there. It returns the packages asked for.
 func runUntilDeps(t *testing.T, script, bin, root, log string) []string {
 	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("deps.sh installs through sudo when not root")
+	}
 	cmd := exec.Command("/bin/bash", script)
 	cmd.Env = []string{"PATH=" + bin, "OJ_DEPS_ROOT=" + root, "HOME=" + t.TempDir()}
 	out, err := cmd.CombinedOutput()
