@@ -69,11 +69,7 @@ goes to --cursor for the next. "ojctl trace ID" shows why each attempt failed.`,
 }
 
 func newDLQReplayCmd(a *app) *cobra.Command {
-	var (
-		all bool
-		s   safety
-	)
-	cmd := &cobra.Command{
+	return deadLetterCmd(a, &cobra.Command{
 		Use:   "replay (ID... | --all) [--dry-run] [--yes]",
 		Short: "Judge dead letters again",
 		Long: `Replay dead letters: each gets a fresh failure budget and a new attempt through the
@@ -85,30 +81,17 @@ Exit code 3 when fewer were replayed than asked for (some ids were not dead lett
 		Example: `  ojctl dlq replay --all --dry-run
   ojctl dlq replay 0190a3c4-... 0190a3c5-...
   ojctl dlq replay --all --yes -o json      # from cron`,
-		Args: idsOrAll(&all),
-		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
-			req := wire.ReplayRequest{IDs: args, All: all}
-			return mutation{verb: "replay dead letters", noun: "dead letters",
-				call: answered(func(ctx context.Context, dry bool) (*wire.ReplayResult, error) {
-					req.DryRun = dry
-					return c.ReplayDLQ(ctx, req)
-				}, func(r *wire.ReplayResult, _ bool) effect {
-					n, row := doneOrWould(r.DryRun, "Replayed", "Would replay", r.Replayed, r.WouldReplay)
-					return effect{changes: n, requested: r.Requested, fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}
-				})}, nil
-		}),
-	}
-	cmd.Flags().BoolVar(&all, "all", false, "replay every dead letter")
-	s.register(cmd)
-	return cmd
+	}, "replay every dead letter", "replay dead letters",
+		func(ctx context.Context, c *client.Client, ids []string, all, dry bool) (*wire.ReplayResult, error) {
+			return c.ReplayDLQ(ctx, wire.ReplayRequest{IDs: ids, All: all, DryRun: dry})
+		}, func(r *wire.ReplayResult) effect {
+			n, row := doneOrWould(r.DryRun, "Replayed", "Would replay", r.Replayed, r.WouldReplay)
+			return effect{changes: n, requested: r.Requested, fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}
+		})
 }
 
 func newDLQPurgeCmd(a *app) *cobra.Command {
-	var (
-		all bool
-		s   safety
-	)
-	cmd := &cobra.Command{
+	return deadLetterCmd(a, &cobra.Command{
 		Use:   "purge (ID... | --all) [--dry-run] [--yes]",
 		Short: "Remove dead letters without judging them again",
 		Long: `Purge dead letters: they leave the dead-letter list (and its count in the
@@ -123,20 +106,31 @@ Exit code 3 when fewer were purged than asked for (some ids were not dead letter
   ojctl dlq ls -o json \
     | jq -r '.items[] | select(.last_error | test("unknown language")) | .submission_id' \
     | xargs -r ojctl dlq purge --yes`,
-		Args: idsOrAll(&all),
-		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
-			req := wire.PurgeRequest{IDs: args, All: all}
-			return mutation{verb: "purge dead letters", noun: "dead letters",
-				call: answered(func(ctx context.Context, dry bool) (*wire.PurgeResult, error) {
-					req.DryRun = dry
-					return c.PurgeDLQ(ctx, req)
-				}, func(r *wire.PurgeResult, _ bool) effect {
-					n, row := doneOrWould(r.DryRun, "Purged", "Would purge", r.Purged, r.WouldPurge)
-					return effect{changes: n, requested: r.Requested, fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}
-				})}, nil
-		}),
-	}
-	cmd.Flags().BoolVar(&all, "all", false, "purge every dead letter")
+	}, "purge every dead letter", "purge dead letters",
+		func(ctx context.Context, c *client.Client, ids []string, all, dry bool) (*wire.PurgeResult, error) {
+			return c.PurgeDLQ(ctx, wire.PurgeRequest{IDs: ids, All: all, DryRun: dry})
+		}, func(r *wire.PurgeResult) effect {
+			n, row := doneOrWould(r.DryRun, "Purged", "Would purge", r.Purged, r.WouldPurge)
+			return effect{changes: n, requested: r.Requested, fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}
+		})
+}
+
+// deadLetterCmd makes cmd (its words given) an action on the dead letters named by id or
+// --all (allHelp): call asks the server, effectOf reads the counts from its answer.
+func deadLetterCmd[R any](a *app, cmd *cobra.Command, allHelp, verb string,
+	call func(ctx context.Context, c *client.Client, ids []string, all, dry bool) (R, error),
+	effectOf func(R) effect) *cobra.Command {
+	var (
+		all bool
+		s   safety
+	)
+	cmd.Args = idsOrAll(&all)
+	cmd.RunE = a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
+		return mutation{verb: verb, noun: "dead letters",
+			call: answered(func(ctx context.Context, dry bool) (R, error) { return call(ctx, c, args, all, dry) },
+				func(r R, _ bool) effect { return effectOf(r) })}, nil
+	})
+	cmd.Flags().BoolVar(&all, "all", false, allHelp)
 	s.register(cmd)
 	return cmd
 }
