@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -20,26 +21,19 @@ and a trim's per-lane detail; -o json has every count.`,
 		Example: `  ojctl audit
   ojctl audit --limit 200 -o json | jq '.entries[] | select(.action == "trim")'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (wire.Audit, error) {
 			entries, err := c.Audit(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
 			if entries == nil {
 				entries = []wire.AuditEntry{}
 			}
-			return a.print(wire.Audit{Entries: entries}, func(p *printer) {
-				rows := make([][]string, 0, len(entries))
-				for _, e := range entries {
-					rows = append(rows, []string{itoa(e.ID), stamp(e.At), e.Actor, e.Action, yesNo(e.DryRun),
-						compactJSON(e.Params), compactJSON(e.ShownCounts())})
-				}
-				p.table([]string{"ID", "AT", "WHO", "ACTION", "DRY RUN", "PARAMS", "COUNTS"}, rows)
-			})
+			return wire.Audit{Entries: entries}, err
+		}, func(p *printer, audit wire.Audit) {
+			rows := make([][]string, 0, len(audit.Entries))
+			for _, e := range audit.Entries {
+				rows = append(rows, []string{itoa(e.ID), stamp(e.At), e.Actor, e.Action, yesNo(e.DryRun),
+					compactJSON(e.Params), compactJSON(e.ShownCounts())})
+			}
+			p.table([]string{"ID", "AT", "WHO", "ACTION", "DRY RUN", "PARAMS", "COUNTS"}, rows)
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many entries")

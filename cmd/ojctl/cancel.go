@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+
+	"oj/core/api/client"
+	"oj/core/wire"
 )
 
 func newCancelCmd(a *app) *cobra.Command {
@@ -17,20 +20,14 @@ A submission already finished, dead or canceled is refused (HTTP 409, exit 1).`,
 		Example: `  ojctl cancel 0190a3c4-...
   ojctl cancel 0190a3c4-... --yes -o json`,
 		Args: cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			return a.mutate(cmd, s, mutation{verb: "cancel submission " + args[0], noun: "submissions",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					r, err := c.Cancel(ctx, args[0], dry)
-					if err != nil {
-						return effect{}, err
-					}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
+			return mutation{verb: "cancel submission " + args[0], noun: "submissions",
+				call: answered(func(ctx context.Context, dry bool) (*wire.CancelResult, error) {
+					return c.Cancel(ctx, args[0], dry)
+				}, func(r *wire.CancelResult, _ bool) effect {
 					n, row := doneOrWould(r.DryRun, "Canceled", "Would cancel", r.Canceled, r.WouldCancel)
-					return effect{result: r, changes: n, requested: 1, fields: [][2]string{row}}, nil
-				}})
+					return effect{changes: n, requested: 1, fields: [][2]string{row}}
+				})}, nil
 		}),
 	}
 	s.register(cmd)

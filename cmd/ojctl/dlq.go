@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -40,30 +41,26 @@ goes to --cursor for the next. "ojctl trace ID" shows why each attempt failed.`,
 		Example: `  ojctl dlq ls
   ojctl dlq ls --limit 500 -o json | jq -r '.items[].submission_id'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (*wire.DLQ, error) {
 			page, err := c.DLQ(cmd.Context(), limit, cursor)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if page.Items == nil {
 				page.Items = []wire.DeadLetter{}
 			}
-			return a.print(page, func(p *printer) {
-				rows := make([][]string, 0, len(page.Items))
-				for _, d := range page.Items {
-					rows = append(rows, []string{d.SubmissionID, d.Lane, itoa(d.Attempts), stamp(d.DeadSince), d.LastError})
-				}
-				p.table([]string{"SUBMISSION", "LANE", "ATTEMPTS", "DEAD SINCE", "LAST ERROR"}, rows)
-				p.printf("%d of %d dead letters", len(page.Items), page.Total)
-				if page.NextCursor != "" {
-					p.printf("; next page: --cursor %s", page.NextCursor)
-				}
-				p.printf("\n")
-			})
+			return page, nil
+		}, func(p *printer, page *wire.DLQ) {
+			rows := make([][]string, 0, len(page.Items))
+			for _, d := range page.Items {
+				rows = append(rows, []string{d.SubmissionID, d.Lane, itoa(d.Attempts), stamp(d.DeadSince), d.LastError})
+			}
+			p.table([]string{"SUBMISSION", "LANE", "ATTEMPTS", "DEAD SINCE", "LAST ERROR"}, rows)
+			p.printf("%d of %d dead letters", len(page.Items), page.Total)
+			if page.NextCursor != "" {
+				p.printf("; next page: --cursor %s", page.NextCursor)
+			}
+			p.printf("\n")
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many (default: the server's)")
@@ -72,11 +69,7 @@ goes to --cursor for the next. "ojctl trace ID" shows why each attempt failed.`,
 }
 
 func newDLQReplayCmd(a *app) *cobra.Command {
-	var (
-		all bool
-		s   safety
-	)
-	cmd := &cobra.Command{
+	return deadLetterCmd(a, &cobra.Command{
 		Use:   "replay (ID... | --all) [--dry-run] [--yes]",
 		Short: "Judge dead letters again",
 		Long: `Replay dead letters: each gets a fresh failure budget and a new attempt through the
@@ -88,38 +81,17 @@ Exit code 3 when fewer were replayed than asked for (some ids were not dead lett
 		Example: `  ojctl dlq replay --all --dry-run
   ojctl dlq replay 0190a3c4-... 0190a3c5-...
   ojctl dlq replay --all --yes -o json      # from cron`,
-		Args: idsOrAll(&all),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			req := wire.ReplayRequest{IDs: args, All: all}
-			return a.mutate(cmd, s, mutation{verb: "replay dead letters", noun: "dead letters",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					req.DryRun = dry
-					r, err := c.ReplayDLQ(ctx, req)
-					if err != nil {
-						return effect{}, err
-					}
-					n, row := doneOrWould(r.DryRun, "Replayed", "Would replay", r.Replayed, r.WouldReplay)
-					return effect{result: r, changes: n, requested: r.Requested, fields: [][2]string{
-						{"Requested", itoa(r.Requested)}, row,
-					}}, nil
-				}})
-		}),
-	}
-	cmd.Flags().BoolVar(&all, "all", false, "replay every dead letter")
-	s.register(cmd)
-	return cmd
+	}, "replay every dead letter", "replay dead letters",
+		func(ctx context.Context, c *client.Client, ids []string, all, dry bool) (*wire.ReplayResult, error) {
+			return c.ReplayDLQ(ctx, wire.ReplayRequest{IDs: ids, All: all, DryRun: dry})
+		}, func(r *wire.ReplayResult) effect {
+			n, row := doneOrWould(r.DryRun, "Replayed", "Would replay", r.Replayed, r.WouldReplay)
+			return effect{changes: n, requested: r.Requested, fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}
+		})
 }
 
 func newDLQPurgeCmd(a *app) *cobra.Command {
-	var (
-		all bool
-		s   safety
-	)
-	cmd := &cobra.Command{
+	return deadLetterCmd(a, &cobra.Command{
 		Use:   "purge (ID... | --all) [--dry-run] [--yes]",
 		Short: "Remove dead letters without judging them again",
 		Long: `Purge dead letters: they leave the dead-letter list (and its count in the
@@ -134,27 +106,31 @@ Exit code 3 when fewer were purged than asked for (some ids were not dead letter
   ojctl dlq ls -o json \
     | jq -r '.items[] | select(.last_error | test("unknown language")) | .submission_id' \
     | xargs -r ojctl dlq purge --yes`,
-		Args: idsOrAll(&all),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			req := wire.PurgeRequest{IDs: args, All: all}
-			return a.mutate(cmd, s, mutation{verb: "purge dead letters", noun: "dead letters",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					req.DryRun = dry
-					r, err := c.PurgeDLQ(ctx, req)
-					if err != nil {
-						return effect{}, err
-					}
-					n, row := doneOrWould(r.DryRun, "Purged", "Would purge", r.Purged, r.WouldPurge)
-					return effect{result: r, changes: n, requested: r.Requested,
-						fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}, nil
-				}})
-		}),
-	}
-	cmd.Flags().BoolVar(&all, "all", false, "purge every dead letter")
+	}, "purge every dead letter", "purge dead letters",
+		func(ctx context.Context, c *client.Client, ids []string, all, dry bool) (*wire.PurgeResult, error) {
+			return c.PurgeDLQ(ctx, wire.PurgeRequest{IDs: ids, All: all, DryRun: dry})
+		}, func(r *wire.PurgeResult) effect {
+			n, row := doneOrWould(r.DryRun, "Purged", "Would purge", r.Purged, r.WouldPurge)
+			return effect{changes: n, requested: r.Requested, fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}
+		})
+}
+
+// deadLetterCmd makes cmd (its words given) an action on the dead letters named by id or
+// --all (allHelp): call asks the server, effectOf reads the counts from its answer.
+func deadLetterCmd[R any](a *app, cmd *cobra.Command, allHelp, verb string,
+	call func(ctx context.Context, c *client.Client, ids []string, all, dry bool) (R, error),
+	effectOf func(R) effect) *cobra.Command {
+	var (
+		all bool
+		s   safety
+	)
+	cmd.Args = idsOrAll(&all)
+	cmd.RunE = a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
+		return mutation{verb: verb, noun: "dead letters",
+			call: answered(func(ctx context.Context, dry bool) (R, error) { return call(ctx, c, args, all, dry) },
+				func(r R, _ bool) effect { return effectOf(r) })}, nil
+	})
+	cmd.Flags().BoolVar(&all, "all", false, allHelp)
 	s.register(cmd)
 	return cmd
 }

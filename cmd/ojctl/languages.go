@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -15,25 +16,18 @@ interpreted, heavy for compiled), the source file name and whether it is compile
 		Example: `  ojctl languages
   ojctl languages -o json | jq -r '.languages[].id'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (wire.Languages, error) {
 			langs, err := c.Languages(cmd.Context())
-			if err != nil {
-				return err
-			}
 			if langs == nil {
 				langs = []wire.Language{}
 			}
-			return a.print(wire.Languages{Languages: langs}, func(p *printer) {
-				rows := make([][]string, 0, len(langs))
-				for _, l := range langs {
-					rows = append(rows, []string{l.ID, l.Name, l.Lane, l.SourceFile, yesNo(l.Compiled)})
-				}
-				p.table([]string{"ID", "NAME", "LANE", "SOURCE FILE", "COMPILED"}, rows)
-			})
+			return wire.Languages{Languages: langs}, err
+		}, func(p *printer, langs wire.Languages) {
+			rows := make([][]string, 0, len(langs.Languages))
+			for _, l := range langs.Languages {
+				rows = append(rows, []string{l.ID, l.Name, l.Lane, l.SourceFile, yesNo(l.Compiled)})
+			}
+			p.table([]string{"ID", "NAME", "LANE", "SOURCE FILE", "COMPILED"}, rows)
 		}),
 	}
 }

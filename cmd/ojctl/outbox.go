@@ -2,6 +2,9 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"oj/core/api/client"
+	"oj/core/wire"
 )
 
 func newOutboxCmd(a *app) *cobra.Command {
@@ -15,29 +18,21 @@ dispatcher cannot reach Redis; a backlog without errors means no dispatcher runs
 		Example: `  ojctl outbox
   ojctl outbox -o json | jq .backlog`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (*wire.Outbox, error) {
+			return c.Outbox(cmd.Context(), limit)
+		}, func(p *printer, o *wire.Outbox) {
+			oldest := "-"
+			if o.Backlog > 0 {
+				oldest = ms(o.OldestAgeMS)
 			}
-			o, err := c.Outbox(cmd.Context(), limit)
-			if err != nil {
-				return err
+			p.fields([][2]string{{"Backlog", itoa(o.Backlog)}, {"Oldest", oldest}})
+			p.heading("Rows")
+			rows := make([][]string, 0, len(o.Rows))
+			for _, r := range o.Rows {
+				rows = append(rows, []string{itoa(r.ID), r.Kind, r.Lane, r.SubmissionID, stamp(r.CreatedAt),
+					itoa(r.Attempts), stamp(r.NextTry), r.LastError})
 			}
-			return a.print(o, func(p *printer) {
-				oldest := "-"
-				if o.Backlog > 0 {
-					oldest = ms(o.OldestAgeMS)
-				}
-				p.fields([][2]string{{"Backlog", itoa(o.Backlog)}, {"Oldest", oldest}})
-				p.heading("Rows")
-				rows := make([][]string, 0, len(o.Rows))
-				for _, r := range o.Rows {
-					rows = append(rows, []string{itoa(r.ID), r.Kind, r.Lane, r.SubmissionID, stamp(r.CreatedAt),
-						itoa(r.Attempts), stamp(r.NextTry), r.LastError})
-				}
-				p.table([]string{"ID", "KIND", "LANE", "SUBMISSION", "CREATED", "ATTEMPTS", "NEXT TRY", "LAST ERROR"}, rows)
-			})
+			p.table([]string{"ID", "KIND", "LANE", "SUBMISSION", "CREATED", "ATTEMPTS", "NEXT TRY", "LAST ERROR"}, rows)
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many rows (default: the server's)")

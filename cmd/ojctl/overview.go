@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -21,17 +22,9 @@ XPENDING's summary, so it is cheap to run often (from cron or a monitoring check
 		Example: `  ojctl overview
   ojctl overview -o json | jq '.lanes[] | select(.pending > 100)'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			o, err := c.Overview(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return a.print(o, func(p *printer) { printOverview(p, o) })
-		}),
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (*wire.Overview, error) {
+			return c.Overview(cmd.Context())
+		}, printOverview),
 	}
 }
 

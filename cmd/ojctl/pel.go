@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -26,29 +27,22 @@ PostgreSQL confirms the lease expired.`,
   ojctl pel --lane heavy --min-idle 5m
   ojctl pel -o json | jq -r '.entries[].submission_id'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (wire.PEL, error) {
 			entries, err := c.PEL(cmd.Context(), lane, minIdle, limit)
-			if err != nil {
-				return err
-			}
 			if entries == nil {
 				entries = []wire.PendingEntry{}
 			}
-			return a.print(wire.PEL{Entries: entries}, func(p *printer) {
-				rows := make([][]string, 0, len(entries))
-				for _, e := range entries {
-					sub := e.SubmissionID
-					if e.Deleted {
-						sub = "(trimmed)"
-					}
-					rows = append(rows, []string{e.Lane, e.StreamID, sub, e.Consumer, ms(e.IdleMS), itoa(e.Deliveries)})
+			return wire.PEL{Entries: entries}, err
+		}, func(p *printer, pel wire.PEL) {
+			rows := make([][]string, 0, len(pel.Entries))
+			for _, e := range pel.Entries {
+				sub := e.SubmissionID
+				if e.Deleted {
+					sub = "(trimmed)"
 				}
-				p.table([]string{"LANE", "STREAM ID", "SUBMISSION", "CONSUMER", "IDLE", "DELIVERIES"}, rows)
-			})
+				rows = append(rows, []string{e.Lane, e.StreamID, sub, e.Consumer, ms(e.IdleMS), itoa(e.Deliveries)})
+			}
+			p.table([]string{"LANE", "STREAM ID", "SUBMISSION", "CONSUMER", "IDLE", "DELIVERIES"}, rows)
 		}),
 	}
 	f := cmd.Flags()

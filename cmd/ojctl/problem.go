@@ -79,16 +79,9 @@ prints the problem with its derived limit and the verification's table.`,
 			if err != nil {
 				return err
 			}
-			var pkg []byte
-			if info.IsDir() {
-				if pkg, err = zipDir(src); err != nil {
-					return err
-				}
-			} else if pkg, err = os.ReadFile(src); err != nil {
+			pkg, err := readPackage(src, info, &id)
+			if err != nil {
 				return err
-			}
-			if id == "" {
-				id = defaultProblemID(src, info.IsDir())
 			}
 			c, err := a.client()
 			if err != nil {
@@ -227,6 +220,24 @@ func verifiedText(v *wire.VerifySummary) string {
 		return "never"
 	}
 	return fmt.Sprintf("%s: %s (verification %d, %s)", v.State, v.Summary, v.ID, stamp(v.CreatedAt))
+}
+
+// readPackage reads the package at src (info is its stat): a directory is zipped, a file
+// sent as it is. An empty *id becomes the problem id the package's name gives.
+func readPackage(src string, info os.FileInfo, id *string) ([]byte, error) {
+	var pkg []byte
+	var err error
+	if info.IsDir() {
+		if pkg, err = zipDir(src); err != nil {
+			return nil, err
+		}
+	} else if pkg, err = os.ReadFile(src); err != nil {
+		return nil, err
+	}
+	if *id == "" {
+		*id = defaultProblemID(src, info.IsDir())
+	}
+	return pkg, nil
 }
 
 // zipDir packs dir's files with paths relative to it (forward slashes). A symlink to a

@@ -55,17 +55,9 @@ would be judged and asks y/N; without a terminal pass --yes.`,
 				if show {
 					return usagef("--show takes a problem id, not a package")
 				}
-				var pkg []byte
-				src := filepath.Clean(target)
-				if info.IsDir() {
-					if pkg, err = zipDir(src); err != nil {
-						return err
-					}
-				} else if pkg, err = os.ReadFile(src); err != nil {
+				pkg, err := readPackage(filepath.Clean(target), info, &id)
+				if err != nil {
 					return err
-				}
-				if id == "" {
-					id = defaultProblemID(src, info.IsDir())
 				}
 				if !s.dryRun {
 					prob, err := c.PutProblemAs(ctx, id, format, strings.NewReader(string(pkg)))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -30,33 +31,27 @@ when they cannot (every worker of a lane died).`,
   ojctl reclaim --lane heavy --min-idle 5m
   ojctl reclaim --yes -o json`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(cmd *cobra.Command, c *client.Client, _ []string) (mutation, error) {
 			req := wire.ReclaimRequest{Lane: lane, Limit: limit}
 			if cmd.Flags().Changed("min-idle") {
 				v := minIdle.Milliseconds()
 				req.MinIdleMS = &v
 			}
-			return a.mutate(cmd, s, mutation{verb: "reclaim idle pending entries", noun: "entries",
-				call: func(ctx context.Context, dry bool) (effect, error) {
+			return mutation{verb: "reclaim idle pending entries", noun: "entries",
+				call: answered(func(ctx context.Context, dry bool) (*wire.ReclaimResult, error) {
 					req.DryRun = dry
-					r, err := c.Reclaim(ctx, req)
-					if err != nil {
-						return effect{}, err
-					}
+					return c.Reclaim(ctx, req)
+				}, func(r *wire.ReclaimResult, _ bool) effect {
 					n, row := doneOrWould(r.DryRun, "Reclaimed", "Would reclaim", r.Reclaimed, r.WouldReclaim)
-					return effect{result: r, changes: n, requested: -1, fields: [][2]string{
+					return effect{changes: n, requested: -1, fields: [][2]string{
 						{"Examined", itoa(r.Examined)},
 						row,
 						{"Still leased", itoa(r.StillLeased)},
 						{"Terminal, acked", itoa(r.TerminalAcked)},
 						{"Missing", itoa(r.Missing)},
 						{"Dropped (malformed)", itoa(r.Dropped)},
-					}}, nil
-				}})
+					}}
+				})}, nil
 		}),
 	}
 	f := cmd.Flags()

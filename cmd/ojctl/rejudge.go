@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -26,32 +27,21 @@ Exit code 3 when fewer were rejudged than asked for.`,
   ojctl rejudge --problem aplusb --dry-run
   ojctl rejudge --problem aplusb --yes -o json`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, _ []string) (mutation, error) {
 			verb := "rejudge submission " + submission
 			if problem != "" {
 				verb = "rejudge the submissions of problem " + problem
 			}
-			return a.mutate(cmd, s, mutation{verb: verb, noun: "submissions",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					var r *wire.RejudgeResult
-					var err error
+			return mutation{verb: verb, noun: "submissions",
+				call: answered(func(ctx context.Context, dry bool) (*wire.RejudgeResult, error) {
 					if problem != "" {
-						r, err = c.RejudgeProblem(ctx, problem, dry)
-					} else {
-						r, err = c.RejudgeSubmission(ctx, submission, dry)
+						return c.RejudgeProblem(ctx, problem, dry)
 					}
-					if err != nil {
-						return effect{}, err
-					}
+					return c.RejudgeSubmission(ctx, submission, dry)
+				}, func(r *wire.RejudgeResult, _ bool) effect {
 					n, row := doneOrWould(r.DryRun, "Rejudged", "Would rejudge", r.Rejudged, r.WouldRejudge)
-					return effect{result: r, changes: n, requested: r.Requested, fields: [][2]string{
-						{"Requested", itoa(r.Requested)}, row,
-					}}, nil
-				}})
+					return effect{changes: n, requested: r.Requested, fields: [][2]string{{"Requested", itoa(r.Requested)}, row}}
+				})}, nil
 		}),
 	}
 	f := cmd.Flags()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -30,45 +31,42 @@ are listed only with --purpose verify or all. One page per call (default 50, at 
   ojctl submissions --purpose verify --problem different
   ojctl submissions --problem aplusb --state finished --limit 500 -o json | jq -r '.items[].id'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (*wire.SubmissionList, error) {
+			var err error
 			if q.Metadata, err = parseMeta(meta); err != nil {
-				return err
+				return nil, err
 			}
 			page, err := c.MySubmissions(cmd.Context(), q)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if page.Items == nil {
 				page.Items = []wire.SubmissionSummary{}
 			}
-			return a.print(page, func(p *printer) {
-				rows := make([][]string, 0, len(page.Items))
-				for _, s := range page.Items {
-					score, run, mem := "-", "-", "-"
-					if s.Score != nil {
-						score = strconv.FormatFloat(*s.Score, 'f', -1, 64)
-					}
-					if s.TimeMS != nil {
-						run = ms(int64(*s.TimeMS))
-					}
-					if s.MemoryKB != nil {
-						mem = itoa(*s.MemoryKB) + " KiB"
-					}
-					rows = append(rows, []string{s.ID, s.ProblemID, s.Language, s.State, ptrOr(s.Verdict, "-"),
-						score, itoa(s.Attempt), run, mem, orDash(s.Owner), stamp(s.CreatedAt)})
+			return page, nil
+		}, func(p *printer, page *wire.SubmissionList) {
+			rows := make([][]string, 0, len(page.Items))
+			for _, s := range page.Items {
+				score, run, mem := "-", "-", "-"
+				if s.Score != nil {
+					score = strconv.FormatFloat(*s.Score, 'f', -1, 64)
 				}
-				p.table([]string{"SUBMISSION", "PROBLEM", "LANGUAGE", "STATE", "VERDICT", "SCORE", "ATTEMPT",
-					"TIME", "MEMORY", "OWNER", "SUBMITTED"}, rows)
-				p.printf("%d submissions", len(page.Items))
-				if page.NextCursor != "" {
-					p.printf("; next page: --cursor %s", page.NextCursor)
+				if s.TimeMS != nil {
+					run = ms(int64(*s.TimeMS))
 				}
-				p.printf("\n")
-			})
+				if s.MemoryKB != nil {
+					mem = itoa(*s.MemoryKB) + " KiB"
+				}
+				rows = append(rows, []string{s.ID, s.ProblemID, s.Language, s.State, ptrOr(s.Verdict, "-"),
+					score, itoa(s.Attempt), run, mem, orDash(s.Owner), stamp(s.CreatedAt)})
+			}
+			p.table([]string{"SUBMISSION", "PROBLEM", "LANGUAGE", "STATE", "VERDICT", "SCORE", "ATTEMPT",
+				"TIME", "MEMORY", "OWNER", "SUBMITTED"}, rows)
+			p.printf("%d submissions", len(page.Items))
+			if page.NextCursor != "" {
+				p.printf("; next page: --cursor %s", page.NextCursor)
+			}
+			p.printf("\n")
 		}),
 	}
 	cmd.Flags().StringVar(&q.State, "state", "", "only this state: queued, running, finished, dead or canceled")

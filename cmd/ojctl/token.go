@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -96,27 +97,19 @@ server's api.limits apply), when and by whom it was created, and when it was rev
 		Example: `  ojctl token ls
   ojctl token ls -o json | jq -r '.items[] | select(.revoked_at == null) | .name'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			list, err := c.Tokens(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return a.print(list, func(p *printer) {
-				rows := make([][]string, 0, len(list.Items))
-				for _, t := range list.Items {
-					revoked := "-"
-					if t.RevokedAt != nil {
-						revoked = stamp(*t.RevokedAt)
-					}
-					rows = append(rows, []string{t.Name, t.Role, own(t.SubmitRate), own(t.SubmitBurst), own(t.MaxLive),
-						own(t.RunMaxLive), stamp(t.CreatedAt), orDash(t.CreatedBy), revoked})
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (*wire.TokenList, error) {
+			return c.Tokens(cmd.Context())
+		}, func(p *printer, list *wire.TokenList) {
+			rows := make([][]string, 0, len(list.Items))
+			for _, t := range list.Items {
+				revoked := "-"
+				if t.RevokedAt != nil {
+					revoked = stamp(*t.RevokedAt)
 				}
-				p.table([]string{"NAME", "ROLE", "RATE", "BURST", "MAX LIVE", "RUN MAX LIVE", "CREATED", "BY", "REVOKED"}, rows)
-			})
+				rows = append(rows, []string{t.Name, t.Role, own(t.SubmitRate), own(t.SubmitBurst), own(t.MaxLive),
+					own(t.RunMaxLive), stamp(t.CreatedAt), orDash(t.CreatedBy), revoked})
+			}
+			p.table([]string{"NAME", "ROLE", "RATE", "BURST", "MAX LIVE", "RUN MAX LIVE", "CREATED", "BY", "REVOKED"}, rows)
 		}),
 	}
 }
@@ -132,21 +125,15 @@ token cannot take the name). On a terminal it asks y/N; without one pass --yes.`
 		Example: `  ojctl token revoke alice --dry-run
   ojctl token revoke alice --yes`,
 		Args: cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
 			name := args[0]
-			return a.mutate(cmd, s, mutation{verb: "revoke token " + name, noun: "tokens",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					r, err := c.RevokeToken(ctx, name, dry)
-					if err != nil {
-						return effect{}, err
-					}
+			return mutation{verb: "revoke token " + name, noun: "tokens",
+				call: answered(func(ctx context.Context, dry bool) (*wire.TokenRevoked, error) {
+					return c.RevokeToken(ctx, name, dry)
+				}, func(r *wire.TokenRevoked, dry bool) effect {
 					n, row := doneOrWould(dry, "Revoked", "Would revoke", r.Revoked, r.WouldRevoke)
-					return effect{result: r, changes: n, requested: 1, fields: [][2]string{{"Token", name}, row}}, nil
-				}})
+					return effect{changes: n, requested: 1, fields: [][2]string{{"Token", name}, row}}
+				})}, nil
 		}),
 	}
 	s.register(cmd)

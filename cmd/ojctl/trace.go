@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -20,14 +21,10 @@ who asked, as one timeline.`,
 		Example: `  ojctl trace 0190a3c4-...
   ojctl trace 0190a3c4-... -o json | jq '.attempts[] | {attempt, worker, outcome, error}'`,
 		Args: cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, args []string) (*wire.Trace, error) {
 			t, err := c.Trace(cmd.Context(), args[0])
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if t.Attempts == nil {
 				t.Attempts = []wire.TraceAttempt{}
@@ -35,8 +32,8 @@ who asked, as one timeline.`,
 			if t.Events == nil {
 				t.Events = []wire.TraceEvent{}
 			}
-			return a.print(t, func(p *printer) { printTrace(p, t) })
-		}),
+			return t, nil
+		}, printTrace),
 	}
 }
 

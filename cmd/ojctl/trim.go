@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -32,25 +33,19 @@ The counts are stream lengths before and after, summed over the lanes trimmed; w
   ojctl trim --safe --yes -o json           # from cron
   ojctl trim --lane heavy --maxlen 100000`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, _ []string) (mutation, error) {
 			req := wire.TrimRequest{Lane: lane, Strategy: "safe"}
 			if !safe {
 				if maxLen < 0 {
-					return usagef("--maxlen %d: want a number >= 0", maxLen)
+					return mutation{}, usagef("--maxlen %d: want a number >= 0", maxLen)
 				}
 				req.Strategy, req.MaxLen = "maxlen", &maxLen
 			}
-			return a.mutate(cmd, s, mutation{verb: "trim the streams (" + req.Strategy + ")", noun: "stream entries",
-				call: func(ctx context.Context, dry bool) (effect, error) {
+			return mutation{verb: "trim the streams (" + req.Strategy + ")", noun: "stream entries",
+				call: answered(func(ctx context.Context, dry bool) (*wire.TrimResult, error) {
 					req.DryRun = dry
-					r, err := c.Trim(ctx, req)
-					if err != nil {
-						return effect{}, err
-					}
+					return c.Trim(ctx, req)
+				}, func(r *wire.TrimResult, _ bool) effect {
 					after := "Length after"
 					if r.DryRun {
 						after = "Length after (would be)"
@@ -63,8 +58,8 @@ The counts are stream lengths before and after, summed over the lanes trimmed; w
 					for _, l := range r.Lanes {
 						fields = append(fields, [2]string{"Lane " + l.Lane, itoa(l.LengthBefore) + " → " + itoa(l.LengthAfter)})
 					}
-					return effect{result: r, changes: int(r.LengthBefore - r.LengthAfter), requested: -1, fields: fields}, nil
-				}})
+					return effect{changes: int(r.LengthBefore - r.LengthAfter), requested: -1, fields: fields}
+				})}, nil
 		}),
 	}
 	f := cmd.Flags()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -120,22 +121,16 @@ not sent any more. To stop sending for a while and keep them, disable it instead
 		Example: `  ojctl webhook rm ID --dry-run
   ojctl webhook rm ID --yes`,
 		Args: cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
 			id := args[0]
-			return a.mutate(cmd, s, mutation{verb: "remove webhook " + id, noun: "endpoints",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					r, err := c.DeleteWebhook(ctx, id, dry)
-					if err != nil {
-						return effect{}, err
-					}
+			return mutation{verb: "remove webhook " + id, noun: "endpoints",
+				call: answered(func(ctx context.Context, dry bool) (*wire.WebhookChanged, error) {
+					return c.DeleteWebhook(ctx, id, dry)
+				}, func(r *wire.WebhookChanged, dry bool) effect {
 					n, row := doneOrWould(dry, "Removed", "Would remove", r.Changed, r.WouldChange)
-					return effect{result: r, changes: n, requested: 1, fields: [][2]string{{"Webhook", id}, row,
-						{"Undelivered with it", itoa(r.Undelivered)}}}, nil
-				}})
+					return effect{changes: n, requested: 1, fields: [][2]string{{"Webhook", id}, row,
+						{"Undelivered with it", itoa(r.Undelivered)}}}
+				})}, nil
 		}),
 	}
 	s.register(cmd)
@@ -150,26 +145,25 @@ func newWebhookActionCmd(a *app, action, short string) *cobra.Command {
 		Long:    short + " (audited). Doing it to an endpoint already in that state changes nothing (0).",
 		Example: "  ojctl webhook " + action + " ID --yes",
 		Args:    cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
 			id := args[0]
 			label := strings.ToUpper(action[:1]) + action[1:] + "d"
-			return a.mutate(cmd, s, mutation{verb: action + " webhook " + id, noun: "endpoints",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					r, err := c.WebhookAction(ctx, id, action, dry)
-					if err != nil {
-						return effect{}, err
-					}
+			return mutation{verb: action + " webhook " + id, noun: "endpoints",
+				call: answered(webhookCall(c, id, action), func(r *wire.WebhookChanged, dry bool) effect {
 					n, row := doneOrWould(dry, label, "Would "+action, r.Changed, r.WouldChange)
-					return effect{result: r, changes: n, requested: -1, fields: [][2]string{{"Webhook", id}, row}}, nil
-				}})
+					return effect{changes: n, requested: -1, fields: [][2]string{{"Webhook", id}, row}}
+				})}, nil
 		}),
 	}
 	s.register(cmd)
 	return cmd
+}
+
+// webhookCall is the call of an action on the endpoint id (enable, disable, rotate).
+func webhookCall(c *client.Client, id, action string) func(context.Context, bool) (*wire.WebhookChanged, error) {
+	return func(ctx context.Context, dry bool) (*wire.WebhookChanged, error) {
+		return c.WebhookAction(ctx, id, action, dry)
+	}
 }
 
 func newWebhookRotateCmd(a *app) *cobra.Command {
@@ -183,18 +177,10 @@ one per secret, so the receiver can switch to the new secret without failing a d
 		Example: `  ojctl webhook rotate ID --yes
   ojctl webhook rotate ID --yes -o json | jq -r .secret`,
 		Args: cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
 			id := args[0]
-			return a.mutate(cmd, s, mutation{verb: "rotate the secret of webhook " + id, noun: "endpoints",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					r, err := c.WebhookAction(ctx, id, "rotate", dry)
-					if err != nil {
-						return effect{}, err
-					}
+			return mutation{verb: "rotate the secret of webhook " + id, noun: "endpoints",
+				call: answered(webhookCall(c, id, "rotate"), func(r *wire.WebhookChanged, dry bool) effect {
 					n, row := doneOrWould(dry, "Rotated", "Would rotate", r.Changed, r.WouldChange)
 					fields := [][2]string{{"Webhook", id}, row}
 					if r.RotatedUntil != nil {
@@ -203,8 +189,8 @@ one per secret, so the receiver can switch to the new secret without failing a d
 					if r.Secret != "" {
 						fields = append(fields, [2]string{"New secret (shown only now)", r.Secret})
 					}
-					return effect{result: r, changes: n, requested: 1, fields: fields}, nil
-				}})
+					return effect{changes: n, requested: 1, fields: fields}
+				})}, nil
 		}),
 	}
 	s.register(cmd)
@@ -258,35 +244,27 @@ it got no answer (ERROR says why: a timeout, a refused address, …).`,
 		Example: `  ojctl webhook deliveries ID
   ojctl webhook deliveries ID --status failed -o json | jq -r '.items[].id'`,
 		Args: cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			page, err := c.WebhookDeliveries(cmd.Context(), args[0], status, limit, cursor)
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, args []string) (*wire.WebhookDeliveryList, error) {
+			return c.WebhookDeliveries(cmd.Context(), args[0], status, limit, cursor)
+		}, func(p *printer, page *wire.WebhookDeliveryList) {
 			now := a.clock()
-			return a.print(page, func(p *printer) {
-				rows := make([][]string, 0, len(page.Items))
-				for _, d := range page.Items {
-					st := d.Status
-					if d.InFlight {
-						st = "in flight"
-					}
-					next := "-"
-					if d.NextTry != nil && !d.InFlight {
-						next = "in " + max(d.NextTry.Sub(now), 0).Round(time.Second).String()
-					}
-					rows = append(rows, []string{d.ID, orDash(d.EventID), d.EventType, st, itoa(d.Attempts),
-						ptrOr(d.LastStatus, "-"), stampPtr(d.LastTry), next, clipLine(d.LastError, 60)})
+			rows := make([][]string, 0, len(page.Items))
+			for _, d := range page.Items {
+				st := d.Status
+				if d.InFlight {
+					st = "in flight"
 				}
-				p.table([]string{"ID", "EVENT", "TYPE", "STATUS", "TRIES", "LAST", "LAST TRY", "NEXT", "ERROR"}, rows)
-				if page.NextCursor != "" {
-					p.printf("more: --cursor %s\n", page.NextCursor)
+				next := "-"
+				if d.NextTry != nil && !d.InFlight {
+					next = "in " + max(d.NextTry.Sub(now), 0).Round(time.Second).String()
 				}
-			})
+				rows = append(rows, []string{d.ID, orDash(d.EventID), d.EventType, st, itoa(d.Attempts),
+					ptrOr(d.LastStatus, "-"), stampPtr(d.LastTry), next, clipLine(d.LastError, 60)})
+			}
+			p.table([]string{"ID", "EVENT", "TYPE", "STATUS", "TRIES", "LAST", "LAST TRY", "NEXT", "ERROR"}, rows)
+			if page.NextCursor != "" {
+				p.printf("more: --cursor %s\n", page.NextCursor)
+			}
 		}),
 	}
 	f := cmd.Flags()
@@ -308,22 +286,16 @@ until the endpoint is enabled.`,
 		Example: `  ojctl webhook deliveries ID --status failed
   ojctl webhook redeliver ID DELIVERY --yes`,
 		Args: cobra.ExactArgs(2),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
 			id, delivery := args[0], args[1]
-			return a.mutate(cmd, s, mutation{verb: "redeliver " + delivery, noun: "deliveries",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					r, err := c.Redeliver(ctx, id, delivery, dry)
-					if err != nil {
-						return effect{}, err
-					}
+			return mutation{verb: "redeliver " + delivery, noun: "deliveries",
+				call: answered(func(ctx context.Context, dry bool) (*wire.WebhookRedelivered, error) {
+					return c.Redeliver(ctx, id, delivery, dry)
+				}, func(r *wire.WebhookRedelivered, dry bool) effect {
 					n, row := doneOrWould(dry, "Redelivered", "Would redeliver", r.Redelivered, r.WouldRedeliver)
-					return effect{result: r, changes: n, requested: 1, fields: [][2]string{{"Delivery", delivery}, row,
-						{"Tries before", itoa(r.PreviousAttempts)}}}, nil
-				}})
+					return effect{changes: n, requested: 1, fields: [][2]string{{"Delivery", delivery}, row,
+						{"Tries before", itoa(r.PreviousAttempts)}}}
+				})}, nil
 		}),
 	}
 	s.register(cmd)

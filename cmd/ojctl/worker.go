@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -60,21 +61,16 @@ recent system errors.`,
 		Example: `  ojctl worker ls
   ojctl worker ls -o json | jq '.[] | select(.state == "quarantined") | {name, reason, recent_errors}'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) ([]wire.WorkerInfo, error) {
 			w, err := c.Workers(cmd.Context())
 			if err != nil {
-				return err
+				return nil, err
 			}
-			list := w.Workers
-			if list == nil {
-				list = []wire.WorkerInfo{}
+			if w.Workers == nil {
+				return []wire.WorkerInfo{}, nil
 			}
-			return a.print(list, func(p *printer) { printWorkers(p, list, time.Now()) })
-		}),
+			return w.Workers, nil
+		}, func(p *printer, list []wire.WorkerInfo) { printWorkers(p, list, time.Now()) }),
 	}
 }
 
@@ -136,22 +132,15 @@ worker.state_poll. A worker already in that state is refused (HTTP 409, exit 1);
 an unknown name is HTTP 404 (exit 1): ojctl worker ls lists the names.`,
 		Example: fmt.Sprintf("  ojctl worker %s judge-3 --dry-run\n  ojctl worker %s judge-3 --reason \"maintenance\" --yes", action, action),
 		Args:    cobra.ExactArgs(1),
-		RunE: a.run(func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: a.act(&s, func(_ *cobra.Command, c *client.Client, args []string) (mutation, error) {
 			name := args[0]
-			return a.mutate(cmd, s, mutation{verb: action + " worker " + name, noun: "workers",
-				call: func(ctx context.Context, dry bool) (effect, error) {
-					r, err := c.SetWorkerState(ctx, name, action, reason, dry)
-					if err != nil {
-						return effect{}, err
-					}
+			return mutation{verb: action + " worker " + name, noun: "workers",
+				call: answered(func(ctx context.Context, dry bool) (*wire.WorkerActionResult, error) {
+					return c.SetWorkerState(ctx, name, action, reason, dry)
+				}, func(r *wire.WorkerActionResult, _ bool) effect {
 					n, row := doneOrWould(r.DryRun, "Changed", "Would change", r.Changed, r.WouldChange)
-					return effect{result: r, changes: n, requested: 1,
-						fields: [][2]string{row, {"Worker", r.Name}, {"From", r.From}, {"To", r.To}}}, nil
-				}})
+					return effect{changes: n, requested: 1, fields: [][2]string{row, {"Worker", r.Name}, {"From", r.From}, {"To", r.To}}}
+				})}, nil
 		}),
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why, kept with the worker's state and in the audit log")

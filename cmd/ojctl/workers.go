@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"oj/core/api/client"
 	"oj/core/wire"
 )
 
@@ -19,14 +20,10 @@ its entries are reclaimed once PostgreSQL sees its leases expire.`,
 		Example: `  ojctl workers
   ojctl workers -o json | jq '.leases[] | select(.expired > 0)'`,
 		Args: cobra.NoArgs,
-		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
+		RunE: fetched(a, func(cmd *cobra.Command, c *client.Client, _ []string) (*wire.Workers, error) {
 			w, err := c.Workers(cmd.Context())
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if w.Lanes == nil {
 				w.Lanes = []wire.LaneConsumers{}
@@ -37,24 +34,24 @@ its entries are reclaimed once PostgreSQL sees its leases expire.`,
 			if w.Workers == nil {
 				w.Workers = []wire.WorkerInfo{}
 			}
-			return a.print(w, func(p *printer) {
-				p.heading("Consumers")
-				var rows [][]string
-				for _, l := range w.Lanes {
-					for _, c := range l.Consumers {
-						rows = append(rows, []string{l.Lane, c.Name, itoa(c.Pending), ms(c.IdleMS), inactive(c.InactiveMS)})
-					}
+			return w, nil
+		}, func(p *printer, w *wire.Workers) {
+			p.heading("Consumers")
+			var rows [][]string
+			for _, l := range w.Lanes {
+				for _, c := range l.Consumers {
+					rows = append(rows, []string{l.Lane, c.Name, itoa(c.Pending), ms(c.IdleMS), inactive(c.InactiveMS)})
 				}
-				p.table([]string{"LANE", "CONSUMER", "PENDING", "IDLE", "INACTIVE"}, rows)
-				p.heading("Leases (PostgreSQL)")
-				rows = nil
-				for _, l := range w.Leases {
-					rows = append(rows, []string{l.Owner, itoa(l.Count), itoa(l.Expired), stamp(l.OldestStarted), stamp(l.NextExpiry)})
-				}
-				p.table([]string{"WORKER", "LEASES", "EXPIRED", "OLDEST STARTED", "NEXT EXPIRY"}, rows)
-				p.heading("Workers (state, languages: ojctl worker ls)")
-				printWorkers(p, w.Workers, time.Now())
-			})
+			}
+			p.table([]string{"LANE", "CONSUMER", "PENDING", "IDLE", "INACTIVE"}, rows)
+			p.heading("Leases (PostgreSQL)")
+			rows = nil
+			for _, l := range w.Leases {
+				rows = append(rows, []string{l.Owner, itoa(l.Count), itoa(l.Expired), stamp(l.OldestStarted), stamp(l.NextExpiry)})
+			}
+			p.table([]string{"WORKER", "LEASES", "EXPIRED", "OLDEST STARTED", "NEXT EXPIRY"}, rows)
+			p.heading("Workers (state, languages: ojctl worker ls)")
+			printWorkers(p, w.Workers, time.Now())
 		}),
 	}
 }

@@ -86,15 +86,7 @@ func unknownKeys(root *keyNode, keys []string) []string {
 
 // unknownKeyMessage says that key does not exist in section (at path), and which do.
 func unknownKeyMessage(path, key string, section *keyNode) string {
-	of := "valid keys"
-	if path != "" {
-		of = "valid keys of " + path
-	}
-	hint := ""
-	if s := spelling.Nearest(key, section.order); s != "" {
-		hint = fmt.Sprintf("did you mean %q? ", join(path, s))
-	}
-	return fmt.Sprintf("unknown key %q (%s%s: %s)", join(path, key), hint, of, strings.Join(section.order, ", "))
+	return fmt.Sprintf("unknown key %q (%s)", join(path, key), spelling.KeyHint(path, key, section.order))
 }
 
 // envName is the OJ_* variable that overrides key (viper's AutomaticEnv with the "OJ"

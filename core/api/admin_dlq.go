@@ -96,26 +96,11 @@ func deadLetterWire(d store.DeadLetter) wire.DeadLetter {
 // attempt through the outbox, never a raw XADD (ops.Replay).
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	var req wire.ReplayRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return err
-	}
-	if req.All == (len(req.IDs) > 0) {
-		return errorf(http.StatusBadRequest, codeBadRequest, `give either "ids" or "all": true`)
-	}
-	for _, id := range req.IDs {
-		if !job.IsSubmissionID(id) {
-			return errorf(http.StatusBadRequest, codeBadRequest, "ids: %q is not a submission id (36 characters, lowercase hex and hyphens)", quoteClip(id, 60))
-		}
-	}
-	or, err := s.opsRequest(r, tok, req.DryRun)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.Replay(r.Context(), or, ops.ReplayParams{IDs: req.IDs, All: req.All})
-	if err != nil {
-		return unavailable("replay", err)
-	}
-	writeJSON(w, http.StatusOK, wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested, Replayed: c.Replayed,
-		WouldReplay: c.WouldReplay})
-	return nil
+	return act(s, w, r, tok, action[wire.ReplayResult]{body: &req, dryRun: &req.DryRun, what: "replay",
+		check: func() error { return idsOrAll(req.IDs, req.All) },
+		do: func(or ops.Request) (wire.ReplayResult, error) {
+			c, err := s.ops.Replay(r.Context(), or, ops.ReplayParams{IDs: req.IDs, All: req.All})
+			return wire.ReplayResult{DryRun: or.DryRun, Requested: c.Requested, Replayed: c.Replayed,
+				WouldReplay: c.WouldReplay}, err
+		}})
 }

@@ -31,60 +31,54 @@ func (s *Server) adminSubmission(r *http.Request) (*store.Submission, error) {
 // canceled) submission goes back to the queue on the low-priority rejudge lane, through
 // the outbox (ops.RejudgeSubmission). 409 while it is still queued or running.
 func (s *Server) rejudgeSubmission(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	or, id, err := s.submissionAction(w, r, tok)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.RejudgeSubmission(r.Context(), or, id)
-	if err != nil {
-		return opsError("rejudge", err, "submission "+id+" not found")
-	}
-	writeJSON(w, http.StatusOK, rejudgeWire(or.DryRun, c))
-	return nil
-}
-
-// submissionAction reads an action on the submission {id}: who asks, how, and the id.
-func (s *Server) submissionAction(w http.ResponseWriter, r *http.Request, tok *store.Token) (ops.Request, string, error) {
-	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return ops.Request{}, "", err
-	}
 	id := r.PathValue("id")
-	infoFrom(r.Context()).submissionID = id
-	if !job.IsSubmissionID(id) {
-		return ops.Request{}, "", errorf(http.StatusNotFound, codeNotFound, "submission %s not found", quoteClip(id, 60))
-	}
-	or, err := s.opsRequest(r, tok, req.DryRun)
-	return or, id, err
+	return act(s, w, r, tok, action[wire.RejudgeResult]{check: submissionIn(r, id), what: "rejudge",
+		notFound: "submission " + id + " not found",
+		do: func(or ops.Request) (wire.RejudgeResult, error) {
+			c, err := s.ops.RejudgeSubmission(r.Context(), or, id)
+			return rejudgeWire(or.DryRun, c), err
+		}})
 }
 
-// problemAction reads an action on the problem {id}: who asks, how, and the id.
+// submissionIn holds an action to a path {id} that can be a submission's: 404 when not.
+func submissionIn(r *http.Request, id string) func() error {
+	return func() error {
+		infoFrom(r.Context()).submissionID = id
+		if !job.IsSubmissionID(id) {
+			return errorf(http.StatusNotFound, codeNotFound, "submission %s not found", quoteClip(id, 60))
+		}
+		return nil
+	}
+}
+
+// problemIn holds an action to a path {id} that can be a problem's: 404 when not.
+func problemIn(id string) func() error {
+	return func() error {
+		if !problemID.MatchString(id) {
+			return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
+		}
+		return nil
+	}
+}
+
+// problemAction reads an action on the problem {id} (verify's): who asks, how, and the id.
 func (s *Server) problemAction(w http.ResponseWriter, r *http.Request, tok *store.Token) (ops.Request, string, error) {
 	var req wire.ActionRequest
-	if err := decodeAdmin(w, r, &req); err != nil {
-		return ops.Request{}, "", err
-	}
 	id := r.PathValue("id")
-	if !problemID.MatchString(id) {
-		return ops.Request{}, "", errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
-	}
-	or, err := s.opsRequest(r, tok, req.DryRun)
+	or, err := s.readAction(w, r, tok, &req, &req.DryRun, problemIn(id))
 	return or, id, err
 }
 
 // rejudgeProblem is POST /admin/v1/problems/{id}/rejudge: every judged submission of the
 // problem goes to the rejudge lane, in batches (ops.RejudgeProblem).
 func (s *Server) rejudgeProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	or, id, err := s.problemAction(w, r, tok)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.RejudgeProblem(r.Context(), or, id)
-	if err != nil {
-		return opsError("rejudge", err, fmt.Sprintf("unknown problem %q", id))
-	}
-	writeJSON(w, http.StatusOK, rejudgeWire(or.DryRun, c))
-	return nil
+	id := r.PathValue("id")
+	return act(s, w, r, tok, action[wire.RejudgeResult]{check: problemIn(id), what: "rejudge",
+		notFound: fmt.Sprintf("unknown problem %q", id),
+		do: func(or ops.Request) (wire.RejudgeResult, error) {
+			c, err := s.ops.RejudgeProblem(r.Context(), or, id)
+			return rejudgeWire(or.DryRun, c), err
+		}})
 }
 
 // rejudgeWire is a rejudge's answer: its counts, as its audit row has them.
@@ -96,16 +90,13 @@ func rejudgeWire(dryRun bool, c ops.RejudgeCounts) wire.RejudgeResult {
 // canceled and its attempt bumped, so a late result is fenced off (invariant 4;
 // ops.Cancel). 409 when it is already terminal.
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
-	or, id, err := s.submissionAction(w, r, tok)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.Cancel(r.Context(), or, id)
-	if err != nil {
-		return opsError("cancel", err, "submission "+id+" not found")
-	}
-	writeJSON(w, http.StatusOK, wire.CancelResult{DryRun: or.DryRun, Canceled: c.Canceled, WouldCancel: c.WouldCancel})
-	return nil
+	id := r.PathValue("id")
+	return act(s, w, r, tok, action[wire.CancelResult]{check: submissionIn(r, id), what: "cancel",
+		notFound: "submission " + id + " not found",
+		do: func(or ops.Request) (wire.CancelResult, error) {
+			c, err := s.ops.Cancel(r.Context(), or, id)
+			return wire.CancelResult{DryRun: or.DryRun, Canceled: c.Canceled, WouldCancel: c.WouldCancel}, err
+		}})
 }
 
 // opsError answers an admin action's error: 404 (with notFound) for what does not exist,

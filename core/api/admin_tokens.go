@@ -84,16 +84,12 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, tok *store.
 // has the name.
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	name := r.PathValue("name")
-	or, err := s.opsRequest(r, tok, false)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.RevokeToken(r.Context(), or, name)
-	if err != nil {
-		return opsError("revoke token", err, "no live token called "+quoteClip(name, 110))
-	}
-	writeJSON(w, http.StatusOK, wire.TokenRevoked{DryRun: or.DryRun, Name: name, Revoked: c.Revoked, WouldRevoke: c.WouldRevoke})
-	return nil
+	return act(s, w, r, tok, action[wire.TokenRevoked]{queryOnly: true, what: "revoke token",
+		notFound: "no live token called " + quoteClip(name, 110),
+		do: func(or ops.Request) (wire.TokenRevoked, error) {
+			c, err := s.ops.RevokeToken(r.Context(), or, name)
+			return wire.TokenRevoked{DryRun: or.DryRun, Name: name, Revoked: c.Revoked, WouldRevoke: c.WouldRevoke}, err
+		}})
 }
 
 func tokenWire(t *store.Token) wire.Token {

@@ -95,17 +95,13 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, tok *stor
 // deliveries go. Audited.
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	id := r.PathValue("id")
-	or, err := s.opsRequest(r, tok, false)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.DeleteWebhook(r.Context(), or, id)
-	if err != nil {
-		return opsError("remove webhook", err, "no webhook "+quoteClip(id, 40))
-	}
-	writeJSON(w, http.StatusOK, wire.WebhookChanged{DryRun: or.DryRun, ID: id, Action: "remove", Changed: c.Removed,
-		WouldChange: c.WouldRemove, Undelivered: c.Pending})
-	return nil
+	return act(s, w, r, tok, action[wire.WebhookChanged]{queryOnly: true, what: "remove webhook",
+		notFound: "no webhook " + quoteClip(id, 40),
+		do: func(or ops.Request) (wire.WebhookChanged, error) {
+			c, err := s.ops.DeleteWebhook(r.Context(), or, id)
+			return wire.WebhookChanged{DryRun: or.DryRun, ID: id, Action: "remove", Changed: c.Removed,
+				WouldChange: c.WouldRemove, Undelivered: c.Pending}, err
+		}})
 }
 
 // enableWebhook is POST /admin/v1/webhooks/{id}/enable: it receives the events committed
@@ -126,19 +122,14 @@ func (s *Server) disableWebhook(w http.ResponseWriter, r *http.Request, tok *sto
 	})
 }
 
-func (s *Server) webhookAction(w http.ResponseWriter, r *http.Request, tok *store.Token, action string,
+func (s *Server) webhookAction(w http.ResponseWriter, r *http.Request, tok *store.Token, verb string,
 	do func(ops.Request, string) (int, int, error)) error {
 	id := r.PathValue("id")
-	or, err := s.actionRequest(w, r, tok)
-	if err != nil {
-		return err
-	}
-	changed, would, err := do(or, id)
-	if err != nil {
-		return opsError(action+" webhook", err, "no webhook "+quoteClip(id, 40))
-	}
-	writeJSON(w, http.StatusOK, wire.WebhookChanged{DryRun: or.DryRun, ID: id, Action: action, Changed: changed, WouldChange: would})
-	return nil
+	return act(s, w, r, tok, action[wire.WebhookChanged]{what: verb + " webhook", notFound: "no webhook " + quoteClip(id, 40),
+		do: func(or ops.Request) (wire.WebhookChanged, error) {
+			changed, would, err := do(or, id)
+			return wire.WebhookChanged{DryRun: or.DryRun, ID: id, Action: verb, Changed: changed, WouldChange: would}, err
+		}})
 }
 
 // rotateWebhook is POST /admin/v1/webhooks/{id}/rotate: a new secret, answered once; the
@@ -174,16 +165,11 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, tok *stor
 // dispatcher like any other (signed, retried). 409 when the endpoint is disabled.
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	id := r.PathValue("id")
-	or, err := s.actionRequest(w, r, tok)
-	if err != nil {
-		return err
-	}
-	delivery, c, err := s.ops.TestWebhook(r.Context(), or, id, s.cfg.Webhooks.Window())
-	if err != nil {
-		return opsError("test webhook", err, "no webhook "+quoteClip(id, 40))
-	}
-	writeJSON(w, http.StatusOK, wire.WebhookTestSent{DryRun: or.DryRun, DeliveryID: delivery, Queued: c.Queued, WouldQueue: c.WouldQueue})
-	return nil
+	return act(s, w, r, tok, action[wire.WebhookTestSent]{what: "test webhook", notFound: "no webhook " + quoteClip(id, 40),
+		do: func(or ops.Request) (wire.WebhookTestSent, error) {
+			delivery, c, err := s.ops.TestWebhook(r.Context(), or, id, s.cfg.Webhooks.Window())
+			return wire.WebhookTestSent{DryRun: or.DryRun, DeliveryID: delivery, Queued: c.Queued, WouldQueue: c.WouldQueue}, err
+		}})
 }
 
 // Bounds of a deliveries page.
@@ -233,17 +219,13 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, _ *store
 // retry window, under the same webhook-id. Audited; 409 while a try of it is in flight.
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	id, delivery := r.PathValue("id"), r.PathValue("delivery")
-	or, err := s.actionRequest(w, r, tok)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.RedeliverWebhook(r.Context(), or, id, delivery, s.cfg.Webhooks.Window())
-	if err != nil {
-		return opsError("redeliver", err, "webhook "+quoteClip(id, 40)+" has no delivery "+quoteClip(delivery, 40))
-	}
-	writeJSON(w, http.StatusOK, wire.WebhookRedelivered{DryRun: or.DryRun, ID: delivery, Redelivered: c.Redelivered,
-		WouldRedeliver: c.WouldRedeliver, PreviousAttempts: c.PreviousAttempts})
-	return nil
+	return act(s, w, r, tok, action[wire.WebhookRedelivered]{what: "redeliver",
+		notFound: "webhook " + quoteClip(id, 40) + " has no delivery " + quoteClip(delivery, 40),
+		do: func(or ops.Request) (wire.WebhookRedelivered, error) {
+			c, err := s.ops.RedeliverWebhook(r.Context(), or, id, delivery, s.cfg.Webhooks.Window())
+			return wire.WebhookRedelivered{DryRun: or.DryRun, ID: delivery, Redelivered: c.Redelivered,
+				WouldRedeliver: c.WouldRedeliver, PreviousAttempts: c.PreviousAttempts}, err
+		}})
 }
 
 func webhookWire(e *store.WebhookEndpointStats, s *Server) wire.Webhook {

@@ -18,24 +18,20 @@ import (
 func (s *Server) workerAction(state store.WorkerState) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 		var req wire.WorkerActionRequest
-		if err := decodeAdmin(w, r, &req); err != nil {
-			return err
-		}
 		name := r.PathValue("name")
-		if len(req.Reason) > 500 {
-			return errorf(http.StatusBadRequest, codeBadRequest, "reason: %d bytes, at most 500", len(req.Reason))
-		}
-		or, err := s.opsRequest(r, tok, req.DryRun)
-		if err != nil {
-			return err
-		}
-		c, err := s.ops.SetWorkerState(r.Context(), or, ops.WorkerParams{Name: name, Reason: req.Reason}, state)
-		if err != nil {
-			return opsError("set worker state", err, "no worker called "+quoteClip(name, 210)+" (ojctl worker ls lists them)")
-		}
-		writeJSON(w, http.StatusOK, wire.WorkerActionResult{DryRun: or.DryRun, Name: name, From: c.From, To: string(state),
-			Changed: c.Changed, WouldChange: c.WouldChange})
-		return nil
+		return act(s, w, r, tok, action[wire.WorkerActionResult]{body: &req, dryRun: &req.DryRun, what: "set worker state",
+			notFound: "no worker called " + quoteClip(name, 210) + " (ojctl worker ls lists them)",
+			check: func() error {
+				if len(req.Reason) > 500 {
+					return errorf(http.StatusBadRequest, codeBadRequest, "reason: %d bytes, at most 500", len(req.Reason))
+				}
+				return nil
+			},
+			do: func(or ops.Request) (wire.WorkerActionResult, error) {
+				c, err := s.ops.SetWorkerState(r.Context(), or, ops.WorkerParams{Name: name, Reason: req.Reason}, state)
+				return wire.WorkerActionResult{DryRun: or.DryRun, Name: name, From: c.From, To: string(state),
+					Changed: c.Changed, WouldChange: c.WouldChange}, err
+			}})
 	}
 }
 

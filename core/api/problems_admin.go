@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"oj/core/ops"
 	"oj/core/store"
 	"oj/core/wire"
 )
@@ -73,18 +74,11 @@ func (s *Server) settleListed(r *http.Request, item wire.ProblemSummary) wire.Pr
 // rejudged; an upload brings it back), one without is deleted (ops.RemoveProblem).
 func (s *Server) removeProblem(w http.ResponseWriter, r *http.Request, tok *store.Token) error {
 	id := r.PathValue("id")
-	if !problemID.MatchString(id) {
-		return errorf(http.StatusNotFound, codeNotFound, "unknown problem %q", id)
-	}
 	// A DELETE that misspelt its dry run must not delete: opsRequest parses it strictly.
-	or, err := s.opsRequest(r, tok, false)
-	if err != nil {
-		return err
-	}
-	c, err := s.ops.RemoveProblem(r.Context(), or, id)
-	if err != nil {
-		return opsError("remove problem", err, fmt.Sprintf("unknown problem %q", id))
-	}
-	writeJSON(w, http.StatusOK, wire.ProblemRemoved{DryRun: or.DryRun, ID: id, Action: c.Action, Submissions: c.Submissions})
-	return nil
+	return act(s, w, r, tok, action[wire.ProblemRemoved]{queryOnly: true, check: problemIn(id), what: "remove problem",
+		notFound: fmt.Sprintf("unknown problem %q", id),
+		do: func(or ops.Request) (wire.ProblemRemoved, error) {
+			c, err := s.ops.RemoveProblem(r.Context(), or, id)
+			return wire.ProblemRemoved{DryRun: or.DryRun, ID: id, Action: c.Action, Submissions: c.Submissions}, err
+		}})
 }

@@ -3,7 +3,10 @@
 // comes from here, so they all forgive the same slips.
 package spelling
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Nearest returns the valid name closest to a mistyped one, or "" when none is close:
 // the same letters once '_', '-', spaces and case are set aside (dry-run for dry_run),
@@ -22,6 +25,25 @@ func Nearest(typed string, valid []string) string {
 		}
 	}
 	return best
+}
+
+// KeyHint is what a refusal of an unknown key says after the key: the nearest valid key
+// when one is close, then the valid keys of its section (path, dotted; "" at the top):
+// `did you mean "api.listen"? valid keys of api: listen, read_timeout`. ojd.yaml and
+// problem.yaml refuse their unknown keys with it.
+func KeyHint(path, key string, valid []string) string {
+	of := "valid keys"
+	if path != "" {
+		of = "valid keys of " + path
+	}
+	hint := ""
+	if s := Nearest(key, valid); s != "" {
+		if path != "" {
+			s = path + "." + s
+		}
+		hint = fmt.Sprintf("did you mean %q? ", s)
+	}
+	return hint + of + ": " + strings.Join(valid, ", ")
 }
 
 var separators = strings.NewReplacer("_", "", "-", "", " ", "")

@@ -40,3 +40,18 @@ func TestNearestKeys(t *testing.T) {
 		})
 	}
 }
+
+func TestKeyHint(t *testing.T) {
+	t.Parallel()
+	valid := []string{"listen", "read_timeout", "limits"}
+	for _, c := range []struct{ name, path, key, want string }{
+		{"a slip in a section", "api", "read-timeout",
+			`did you mean "api.read_timeout"? valid keys of api: listen, read_timeout, limits`},
+		{"a slip at the top", "", "limit", `did you mean "limits"? valid keys: listen, read_timeout, limits`},
+		{"nothing close", "api", "owner", "valid keys of api: listen, read_timeout, limits"},
+	} {
+		if got := KeyHint(c.path, c.key, valid); got != c.want {
+			t.Errorf("%s: KeyHint(%q, %q) = %q, want %q", c.name, c.path, c.key, got, c.want)
+		}
+	}
+}

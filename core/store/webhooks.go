@@ -80,12 +80,17 @@ const endpointColumns = `e.id::text, e.url, e.event_types, e.metadata, e.secret,
 	e.enabled, e.disabled_reason, e.disabled_at, e.failing_since, e.last_error, e.last_error_at,
 	e.start_txid::text, e.start_id, e.created_at, e.created_by`
 
-func scanEndpoint(row pgx.Row, ep *WebhookEndpoint) error {
+func scanEndpoint(row pgx.Row, ep *WebhookEndpoint) error { return scanEndpointAnd(row, ep) }
+
+// scanEndpointAnd reads endpointColumns into ep, then the row's further columns (a stats
+// query's) into extra.
+func scanEndpointAnd(row pgx.Row, ep *WebhookEndpoint, extra ...any) error {
 	var meta []byte
 	var startTx string
-	if err := row.Scan(&ep.ID, &ep.URL, &ep.EventTypes, &meta, &ep.Secret, &ep.PreviousSecret, &ep.PreviousUntil,
+	dest := append([]any{&ep.ID, &ep.URL, &ep.EventTypes, &meta, &ep.Secret, &ep.PreviousSecret, &ep.PreviousUntil,
 		&ep.Enabled, &ep.DisabledReason, &ep.DisabledAt, &ep.FailingSince, &ep.LastError, &ep.LastErrorAt,
-		&startTx, &ep.Start.ID, &ep.CreatedAt, &ep.CreatedBy); err != nil {
+		&startTx, &ep.Start.ID, &ep.CreatedAt, &ep.CreatedBy}, extra...)
+	if err := row.Scan(dest...); err != nil {
 		return err
 	}
 	tx, err := strconv.ParseUint(startTx, 10, 64)
@@ -253,24 +258,7 @@ const endpointStatsQuery = `SELECT ` + endpointColumns + `,
 	                       WHERE endpoint_id = e.id AND status = 'failed') f`
 
 func scanEndpointStats(row pgx.Row, s *WebhookEndpointStats) error {
-	var meta []byte
-	var startTx string
-	ep := &s.WebhookEndpoint
-	if err := row.Scan(&ep.ID, &ep.URL, &ep.EventTypes, &meta, &ep.Secret, &ep.PreviousSecret, &ep.PreviousUntil,
-		&ep.Enabled, &ep.DisabledReason, &ep.DisabledAt, &ep.FailingSince, &ep.LastError, &ep.LastErrorAt,
-		&startTx, &ep.Start.ID, &ep.CreatedAt, &ep.CreatedBy,
-		&s.Pending, &s.Retrying, &s.OldestPending, &s.Delivered, &s.LastDelivered, &s.Failed); err != nil {
-		return err
-	}
-	tx, err := strconv.ParseUint(startTx, 10, 64)
-	if err != nil {
-		return err
-	}
-	ep.Start.TxID = tx
-	if ep.EventTypes == nil {
-		ep.EventTypes = []string{}
-	}
-	return json.Unmarshal(meta, &ep.Metadata)
+	return scanEndpointAnd(row, &s.WebhookEndpoint, &s.Pending, &s.Retrying, &s.OldestPending, &s.Delivered, &s.LastDelivered, &s.Failed)
 }
 
 // DeleteWebhookEndpoint removes an endpoint and its deliveries, and returns how many of

@@ -109,24 +109,14 @@ func render(m *Model, msg shared.TraceMsg) string {
 
 func replay(c *shared.Context, what string, req wire.ReplayRequest) tea.Cmd {
 	src := c.Source
-	return shared.Ask(shared.Action{
-		Title: what,
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r := req
-			r.DryRun = true
-			res, err := src.ReplayDLQ(ctx, r)
-			if err != nil {
-				return 0, "", err
-			}
-			return res.WouldReplay, fmt.Sprintf("%d dead letters would be replayed", res.WouldReplay), nil
-		},
-		Do: func(ctx context.Context) (string, error) {
-			res, err := src.ReplayDLQ(ctx, req)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("replayed %d of %d dead letters (new attempts via the outbox)", res.Replayed, res.Requested), nil
-		},
+	return shared.AskCall(what, func(ctx context.Context, dry bool) (*wire.ReplayResult, error) {
+		r := req
+		r.DryRun = dry
+		return src.ReplayDLQ(ctx, r)
+	}, func(res *wire.ReplayResult) (int, string) {
+		return res.WouldReplay, fmt.Sprintf("%d dead letters would be replayed", res.WouldReplay)
+	}, func(res *wire.ReplayResult) string {
+		return fmt.Sprintf("replayed %d of %d dead letters (new attempts via the outbox)", res.Replayed, res.Requested)
 	})
 }
 

@@ -94,26 +94,16 @@ func (m *Model) View() string { return m.list.View() }
 // Reclaim asks for a reclaim.
 func Reclaim(c *shared.Context, what string, req wire.ReclaimRequest) tea.Cmd {
 	src := c.Source
-	return shared.Ask(shared.Action{
-		Title: what,
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r := req
-			r.DryRun = true
-			res, err := src.Reclaim(ctx, r)
-			if err != nil {
-				return 0, "", err
-			}
-			return res.WouldReclaim, fmt.Sprintf("%d of %d examined would be reclaimed (%d still leased, %d terminal, %d missing)",
-				res.WouldReclaim, res.Examined, res.StillLeased, res.TerminalAcked, res.Missing), nil
-		},
-		Do: func(ctx context.Context) (string, error) {
-			res, err := src.Reclaim(ctx, req)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("reclaimed %d of %d examined; %d still leased, %d terminal acked, %d missing",
-				res.Reclaimed, res.Examined, res.StillLeased, res.TerminalAcked, res.Missing), nil
-		},
+	return shared.AskCall(what, func(ctx context.Context, dry bool) (*wire.ReclaimResult, error) {
+		r := req
+		r.DryRun = dry
+		return src.Reclaim(ctx, r)
+	}, func(res *wire.ReclaimResult) (int, string) {
+		return res.WouldReclaim, fmt.Sprintf("%d of %d examined would be reclaimed (%d still leased, %d terminal, %d missing)",
+			res.WouldReclaim, res.Examined, res.StillLeased, res.TerminalAcked, res.Missing)
+	}, func(res *wire.ReclaimResult) string {
+		return fmt.Sprintf("reclaimed %d of %d examined; %d still leased, %d terminal acked, %d missing",
+			res.Reclaimed, res.Examined, res.StillLeased, res.TerminalAcked, res.Missing)
 	})
 }
 
@@ -125,24 +115,14 @@ func Trim(c *shared.Context, lane string) tea.Cmd {
 		name = "every lane"
 	}
 	req := wire.TrimRequest{Lane: lane, Strategy: "safe"}
-	return shared.Ask(shared.Action{
-		Title: "safe trim of " + name,
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r := req
-			r.DryRun = true
-			res, err := src.Trim(ctx, r)
-			if err != nil {
-				return 0, "", err
-			}
-			n := res.LengthBefore - res.LengthAfter
-			return int(n), fmt.Sprintf("%d entries would go (length %d → %d)", n, res.LengthBefore, res.LengthAfter), nil
-		},
-		Do: func(ctx context.Context) (string, error) {
-			res, err := src.Trim(ctx, req)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("trimmed %s: length %d → %d", name, res.LengthBefore, res.LengthAfter), nil
-		},
+	return shared.AskCall("safe trim of "+name, func(ctx context.Context, dry bool) (*wire.TrimResult, error) {
+		r := req
+		r.DryRun = dry
+		return src.Trim(ctx, r)
+	}, func(res *wire.TrimResult) (int, string) {
+		n := res.LengthBefore - res.LengthAfter
+		return int(n), fmt.Sprintf("%d entries would go (length %d → %d)", n, res.LengthBefore, res.LengthAfter)
+	}, func(res *wire.TrimResult) string {
+		return fmt.Sprintf("trimmed %s: length %d → %d", name, res.LengthBefore, res.LengthAfter)
 	})
 }

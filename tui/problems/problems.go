@@ -211,49 +211,33 @@ func RenderVerification(v *wire.Verification) string {
 
 func verify(c *shared.Context, id string, version int) tea.Cmd {
 	src := c.Source
-	return shared.Ask(shared.Action{
-		Title: fmt.Sprintf("verify %s v%d against its labeled submissions", id, version),
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r, err := src.VerifyProblem(ctx, id, true)
-			if err != nil {
-				return 0, "", err
-			}
+	return shared.AskCall(fmt.Sprintf("verify %s v%d against its labeled submissions", id, version),
+		func(ctx context.Context, dry bool) (*wire.VerifyStarted, error) {
+			return src.VerifyProblem(ctx, id, dry)
+		},
+		func(r *wire.VerifyStarted) (int, string) {
 			return r.Submissions, fmt.Sprintf("%d labeled submissions would be judged on the rejudge lane (%d not run)",
-				r.Submissions, r.NotRun), nil
+				r.Submissions, r.NotRun)
 		},
-		Do: func(ctx context.Context) (string, error) {
-			r, err := src.VerifyProblem(ctx, id, false)
-			if err != nil {
-				return "", err
-			}
+		func(r *wire.VerifyStarted) string {
 			return fmt.Sprintf("verification %d of %s v%d started: %d submissions queued (enter shows its table)",
-				r.VerificationID, id, r.Version, r.Submissions), nil
-		},
-	})
+				r.VerificationID, id, r.Version, r.Submissions)
+		})
 }
 
 func remove(c *shared.Context, id string) tea.Cmd {
 	src := c.Source
-	return shared.Ask(shared.Action{
-		Title: "remove problem " + id,
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r, err := src.RemoveProblem(ctx, id, true)
-			if err != nil {
-				return 0, "", err
-			}
+	return shared.AskCall("remove problem "+id,
+		func(ctx context.Context, dry bool) (*wire.ProblemRemoved, error) {
+			return src.RemoveProblem(ctx, id, dry)
+		},
+		func(r *wire.ProblemRemoved) (int, string) {
 			if r.Action == "archived" {
-				return 1, fmt.Sprintf("%s would be archived (its %d submissions stay)", id, r.Submissions), nil
+				return 1, fmt.Sprintf("%s would be archived (its %d submissions stay)", id, r.Submissions)
 			}
-			return 1, fmt.Sprintf("%s would be deleted (it has no submissions)", id), nil
+			return 1, fmt.Sprintf("%s would be deleted (it has no submissions)", id)
 		},
-		Do: func(ctx context.Context) (string, error) {
-			r, err := src.RemoveProblem(ctx, id, false)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("problem %s %s", id, r.Action), nil
-		},
-	})
+		func(r *wire.ProblemRemoved) string { return fmt.Sprintf("problem %s %s", id, r.Action) })
 }
 
 // View renders the view.

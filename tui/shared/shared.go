@@ -106,6 +106,31 @@ type AskMsg struct{ Action Action }
 // Ask returns a command that sends a to the root.
 func Ask(a Action) tea.Cmd { return func() tea.Msg { return AskMsg{Action: a} } }
 
+// AskCall asks for the Action of one API call, made as a dry run and then for real: would
+// reads the dry run's count and description from its answer, done says what the real
+// call did.
+func AskCall[R any](title string, call func(ctx context.Context, dryRun bool) (R, error),
+	would func(R) (int, string), done func(R) string) tea.Cmd {
+	return Ask(Action{
+		Title: title,
+		DryRun: func(ctx context.Context) (int, string, error) {
+			r, err := call(ctx, true)
+			if err != nil {
+				return 0, "", err
+			}
+			n, what := would(r)
+			return n, what, nil
+		},
+		Do: func(ctx context.Context) (string, error) {
+			r, err := call(ctx, false)
+			if err != nil {
+				return "", err
+			}
+			return done(r), nil
+		},
+	})
+}
+
 // TraceMsg is the answer of a trace fetch started by a view.
 type TraceMsg struct {
 	ID    string

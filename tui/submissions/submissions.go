@@ -132,44 +132,26 @@ func (m *Model) Update(msg tea.Msg) (shared.View, tea.Cmd) {
 
 func (m *Model) rejudge(id string) tea.Cmd {
 	src := m.ctx.Source
-	return shared.Ask(shared.Action{
-		Title: "rejudge submission " + shared.Short(id, 8) + " on the rejudge lane",
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r, err := src.RejudgeSubmission(ctx, id, true)
-			if err != nil {
-				return 0, "", err
-			}
-			return r.WouldRejudge, fmt.Sprintf("%d submission would be rejudged", r.WouldRejudge), nil
+	return shared.AskCall("rejudge submission "+shared.Short(id, 8)+" on the rejudge lane",
+		func(ctx context.Context, dry bool) (*wire.RejudgeResult, error) {
+			return src.RejudgeSubmission(ctx, id, dry)
 		},
-		Do: func(ctx context.Context) (string, error) {
-			r, err := src.RejudgeSubmission(ctx, id, false)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("rejudged %d of %d", r.Rejudged, max(r.Requested, 1)), nil
+		func(r *wire.RejudgeResult) (int, string) {
+			return r.WouldRejudge, fmt.Sprintf("%d submission would be rejudged", r.WouldRejudge)
 		},
-	})
+		func(r *wire.RejudgeResult) string {
+			return fmt.Sprintf("rejudged %d of %d", r.Rejudged, max(r.Requested, 1))
+		})
 }
 
 func (m *Model) cancel(id string) tea.Cmd {
 	src := m.ctx.Source
-	return shared.Ask(shared.Action{
-		Title: "cancel submission " + shared.Short(id, 8),
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r, err := src.Cancel(ctx, id, true)
-			if err != nil {
-				return 0, "", err
-			}
-			return r.WouldCancel, fmt.Sprintf("%d submission would be canceled", r.WouldCancel), nil
+	return shared.AskCall("cancel submission "+shared.Short(id, 8),
+		func(ctx context.Context, dry bool) (*wire.CancelResult, error) { return src.Cancel(ctx, id, dry) },
+		func(r *wire.CancelResult) (int, string) {
+			return r.WouldCancel, fmt.Sprintf("%d submission would be canceled", r.WouldCancel)
 		},
-		Do: func(ctx context.Context) (string, error) {
-			r, err := src.Cancel(ctx, id, false)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("canceled %d submission", r.Canceled), nil
-		},
-	})
+		func(r *wire.CancelResult) string { return fmt.Sprintf("canceled %d submission", r.Canceled) })
 }
 
 // View renders the view.

@@ -182,23 +182,16 @@ func (m *Model) detail(name string) string {
 
 func setState(c *shared.Context, name, action, effect string) tea.Cmd {
 	src := c.Source
-	return shared.Ask(shared.Action{
-		Title: action + " worker " + name,
-		DryRun: func(ctx context.Context) (int, string, error) {
-			r, err := src.SetWorkerState(ctx, name, action, "", true)
-			if err != nil {
-				return 0, "", err
-			}
-			return r.WouldChange, fmt.Sprintf("%s → %s: %s", r.From, r.To, effect), nil
+	return shared.AskCall(action+" worker "+name,
+		func(ctx context.Context, dry bool) (*wire.WorkerActionResult, error) {
+			return src.SetWorkerState(ctx, name, action, "", dry)
 		},
-		Do: func(ctx context.Context) (string, error) {
-			r, err := src.SetWorkerState(ctx, name, action, "", false)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("worker %s: %s → %s (obeyed within worker.state_poll)", name, r.From, r.To), nil
+		func(r *wire.WorkerActionResult) (int, string) {
+			return r.WouldChange, fmt.Sprintf("%s → %s: %s", r.From, r.To, effect)
 		},
-	})
+		func(r *wire.WorkerActionResult) string {
+			return fmt.Sprintf("worker %s: %s → %s (obeyed within worker.state_poll)", name, r.From, r.To)
+		})
 }
 
 // View renders the view.

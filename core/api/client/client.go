@@ -165,3 +165,12 @@ func (c *Client) call(ctx context.Context, rq request, out any) error {
 }
 
 func esc(s string) string { return url.PathEscape(s) }
+
+// dryRunQuery is the query of a DELETE that may be a dry run (it takes no body).
+func dryRunQuery(dryRun bool) url.Values {
+	q := url.Values{}
+	if dryRun {
+		q.Set("dry_run", "true")
+	}
+	return q
+}

@@ -28,11 +28,7 @@ func (c *Client) CreateToken(ctx context.Context, req wire.TokenCreateRequest) (
 // RevokeToken is DELETE /admin/v1/tokens/{name}.
 func (c *Client) RevokeToken(ctx context.Context, name string, dryRun bool) (*wire.TokenRevoked, error) {
 	var out wire.TokenRevoked
-	q := url.Values{}
-	if dryRun {
-		q.Set("dry_run", "true")
-	}
-	return &out, c.call(ctx, request{method: http.MethodDelete, path: "/admin/v1/tokens/" + esc(name), query: q}, &out)
+	return &out, c.call(ctx, request{method: http.MethodDelete, path: "/admin/v1/tokens/" + esc(name), query: dryRunQuery(dryRun)}, &out)
 }
 
 // FeedQuery is what GET /api/v1/events is asked: Since an event's ID (or "now"; empty: the

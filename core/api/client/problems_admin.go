@@ -22,12 +22,8 @@ func (c *Client) Problems(ctx context.Context, archived string) (*wire.ProblemLi
 // RemoveProblem is DELETE /api/v1/problems/{id} (admin): a problem with submissions is
 // archived, one without is deleted; with dryRun, the answer says which and nothing changes.
 func (c *Client) RemoveProblem(ctx context.Context, id string, dryRun bool) (*wire.ProblemRemoved, error) {
-	q := url.Values{}
-	if dryRun {
-		q.Set("dry_run", "true")
-	}
 	var out wire.ProblemRemoved
-	return &out, c.call(ctx, request{method: http.MethodDelete, path: "/api/v1/problems/" + esc(id), query: q}, &out)
+	return &out, c.call(ctx, request{method: http.MethodDelete, path: "/api/v1/problems/" + esc(id), query: dryRunQuery(dryRun)}, &out)
 }
 
 // PurgeDLQ is POST /admin/v1/dlq/purge: the dead letters are removed, the submissions

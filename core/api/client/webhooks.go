@@ -30,11 +30,7 @@ func (c *Client) CreateWebhook(ctx context.Context, req wire.WebhookCreateReques
 // DeleteWebhook is DELETE /admin/v1/webhooks/{id}.
 func (c *Client) DeleteWebhook(ctx context.Context, id string, dryRun bool) (*wire.WebhookChanged, error) {
 	var out wire.WebhookChanged
-	q := url.Values{}
-	if dryRun {
-		q.Set("dry_run", "true")
-	}
-	return &out, c.call(ctx, request{method: http.MethodDelete, path: "/admin/v1/webhooks/" + esc(id), query: q}, &out)
+	return &out, c.call(ctx, request{method: http.MethodDelete, path: "/admin/v1/webhooks/" + esc(id), query: dryRunQuery(dryRun)}, &out)
 }
 
 // WebhookAction is POST /admin/v1/webhooks/{id}/{action}, action one of enable, disable

@@ -232,15 +232,7 @@ func unknownKey(k *yaml.Node, f *field, path string) error {
 	for i, s := range f.fields {
 		valid[i] = s.key
 	}
-	of := "valid keys"
-	if path != "" {
-		of = "valid keys of " + path
-	}
-	hint := ""
-	if s := spelling.Nearest(k.Value, valid); s != "" {
-		hint = fmt.Sprintf("did you mean %q? ", join(path, s))
-	}
-	return specError(ErrBadYAML, k.Line, "unknown key %q (%s%s: %s)", join(path, clip(k.Value, 40)), hint, of, strings.Join(valid, ", "))
+	return specError(ErrBadYAML, k.Line, "unknown key %q (%s)", join(path, clip(k.Value, 40)), spelling.KeyHint(path, k.Value, valid))
 }
 
 func lookup(fields []field, key string) *field {
