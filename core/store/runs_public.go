@@ -5,12 +5,28 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // A run's public token is a capability set by the face that made it (the Judge0 face's
 // submission token): whoever holds it may read the run, so it is random, unguessable
 // and unique, and it is looked up through its own index.
+
+// OriginCount is how many runs came through one face.
+type OriginCount struct {
+	Origin string
+	Count  int64
+}
+
+// RunOriginCounts counts the runs by origin, in the origins' order ("" — made before
+// runs had one — counted as OriginAPI).
+func RunOriginCounts(ctx context.Context, db DB) ([]OriginCount, error) {
+	return queryAll(ctx, db, "run origin counts", func(row pgx.Row, o *OriginCount) error {
+		return row.Scan(&o.Origin, &o.Count)
+	}, `SELECT coalesce(NULLIF(origin, ''), 'api') AS o, count(*) FROM submissions WHERE kind = 'run'
+		GROUP BY o ORDER BY o`)
+}
 
 // MaxPublicTokens is how many tokens one GetRunsByPublicTokens reads.
 const MaxPublicTokens = 20
