@@ -107,3 +107,41 @@ func TestRunsByPublicToken(t *testing.T) {
 		t.Fatal("a batch over the maximum was read")
 	}
 }
+
+// An ended run can be deleted, rows and all; a queued one cannot, nor an id that is no
+// run's.
+func TestDeleteRunOnlyOnceEnded(t *testing.T) {
+	t.Parallel()
+	db := testenv.DB(t)
+	ctx := context.Background()
+	spec, _ := job.DefaultRunsConfig().Spec([]string{""}, 0, 0)
+	id, err := store.SubmitRun(ctx, db, store.NewRun{Language: "c11", Source: "x", Spec: spec, TraceID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.DeleteRun(ctx, db, id); !errors.Is(err, store.ErrRunNotEnded) {
+		t.Fatalf("a queued run deleted: %v", err)
+	}
+	now := time.Now()
+	res, err := store.ClaimBatch(ctx, db, []string{id}, "w", now, time.Minute, nil)
+	if err != nil || res[0].Outcome != store.Claimed {
+		t.Fatalf("claim: %+v %v", res, err)
+	}
+	if errs, err := store.FinalizeBatch(ctx, db, "w", []store.Result{{Lease: store.Lease{ID: id, Attempt: res[0].Task.Attempt},
+		Outcome: job.Outcome{Runs: []job.RunResult{{Index: 1, Status: job.RunOK}}}}}, now); err != nil || errs[0] != nil {
+		t.Fatalf("finalize: %v %v", errs, err)
+	}
+	if err := store.DeleteRun(ctx, db, id); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM submission_history WHERE submission_id = $1`, id) +
+		count(t, db, `SELECT count(*) FROM outbox WHERE submission_id = $1`, id); n != 0 {
+		t.Fatalf("%d rows of a deleted run left", n)
+	}
+	if err := store.DeleteRun(ctx, db, id); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted twice: %v", err)
+	}
+	if err := store.DeleteRun(ctx, db, "not-an-id"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a bad id: %v", err)
+	}
+}
