@@ -81,6 +81,7 @@ func newDispatcher(d *deps) *dispatch.Dispatcher {
 	cfg.Events = d.cfg.Events
 	cfg.Webhooks = d.cfg.Webhooks
 	cfg.Runs = d.cfg.Runs
+	cfg.RunCallbackBody = runCallbackBody
 	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 

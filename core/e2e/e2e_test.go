@@ -85,6 +85,7 @@ func newSystem(tb testing.TB, slots int, tweaks ...func(*judge.Config)) *system 
 	streams := testenv.Streams(tb, testenv.RedisAddr(tb))
 	dcfg := dispatch.DefaultConfig()
 	dcfg.Webhooks.AllowPrivate = true // the tests' receivers listen on 127.0.0.1
+	dcfg.Webhooks.CallbackSecret = callbackSecret
 	disp := dispatch.New(dcfg, db, streams, clock.Real{}, log, dispatch.NewMetrics(nil))
 	wcfg := worker.DefaultConfig()
 	wcfg.Name = "e2e"
