@@ -198,30 +198,6 @@ var expectations = map[string][]string{
 	"brute_force":    {"RE", "MLE", "TLE"},
 }
 
-// languageOf maps a source's extension to an oj language ("" with why when none).
-func languageOf(name string, head []byte) (string, string) {
-	switch ext := path.Ext(name); ext {
-	case ".c":
-		return "c11", ""
-	case ".cc", ".cpp", ".cxx", ".c++", ".C":
-		return "cpp17", ""
-	case ".java":
-		return "java17", ""
-	case ".go":
-		return "go", ""
-	case ".rs":
-		return "rust", ""
-	case ".py":
-		first, _, _ := strings.Cut(string(head), "\n")
-		if strings.HasPrefix(first, "#!") && strings.Contains(first, "python2") {
-			return "", "Python 2: oj runs Python 3"
-		}
-		return "python3", ""
-	default:
-		return "", fmt.Sprintf("no oj language for %s files", ext)
-	}
-}
-
 // expectedResults reads DOMjudge's @EXPECTED_RESULTS@ line, which overrides the folder.
 func expectedResults(src []byte) []string {
 	s := string(src)
