@@ -79,6 +79,13 @@ func TestSharedPackages(t *testing.T) {
 				t.Fatalf("spec %+v", s)
 			}
 			wantLanguages(t, s.Submissions, map[string]string{"fltcmp-test-write-files-between-submissions.R": "r", "fltcmp-test-correct.c": "c11"})
+			// DOMjudge links one R submission to the other; git checked the link out as a
+			// file naming its target, which is read as the link.
+			if !slices.ContainsFunc(im.Import.Notes, func(n string) bool {
+				return strings.Contains(n, "between-submissions.R holds the path submissions/accepted/fltcmp-test-write-files-between-testcases.R")
+			}) {
+				t.Errorf("notes %q: want the link stub read as a link", im.Import.Notes)
+			}
 		}},
 		{dir: "kattis/hangman", refused: "multi-pass"},
 		{dir: "polygon/abs-problem-bfs", format: Polygon, cases: 63, check: func(t *testing.T, im *Imported) {
