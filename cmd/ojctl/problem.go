@@ -118,7 +118,8 @@ func newProblemShowCmd(a *app) *cobra.Command {
 		Short: "Show a problem's latest version",
 		Long: `Show a problem's latest version: title, limits (a provisional time limit says so),
 checker, version, package sha256, case count, subtasks, the format its package came
-in, its sample cases and statement files (any token reads them:
+in, the languages it accepts (and its time factors per language), its sample cases and
+statement files (any token reads them:
 GET /api/v1/problems/P/samples/N/input|answer and …/statement/PATH), its latest
 verification in short, and, to an admin, what was read from a Kattis or Polygon
 package and what was kept out.`,
@@ -154,6 +155,7 @@ func printProblem(p *printer, pr *wire.Problem) {
 		{"SHA-256", pr.SHA256},
 		{"Created", stamp(pr.CreatedAt)},
 		{"Labeled submissions", itoa(pr.LabeledSubmissions)},
+		{"Languages", problemLanguages(pr)},
 		{"Verified", verifiedText(pr.Verify)},
 	})
 	if len(pr.Statements) > 0 {

@@ -13,19 +13,6 @@ import (
 	"oj/core/wire"
 )
 
-// languageByExt guesses --lang from the file's extension (the default languages of
-// DESIGN.md "Languages").
-var languageByExt = map[string]string{
-	".c":    "c11",
-	".cpp":  "cpp17",
-	".cc":   "cpp17",
-	".cxx":  "cpp17",
-	".py":   "python3",
-	".go":   "go",
-	".java": "java17",
-	".rs":   "rust",
-}
-
 func newSubmitCmd(a *app) *cobra.Command {
 	var (
 		problem, lang, key string
@@ -37,8 +24,11 @@ func newSubmitCmd(a *app) *cobra.Command {
 		Use:   "submit FILE --problem P [--lang L] [--meta k=v]… [--wait]",
 		Short: "Submit a source file for judging",
 		Long: `Submit FILE to problem P. The language is guessed from the extension when --lang
-is not given: .c c11, .cpp/.cc cpp17, .py python3, .go go, .java java17, .rs rust
-("ojctl languages" lists what the server has).
+is not given: .c c11, .cpp/.cc/.cxx cpp17, .py python3, .go go, .java java17, .rs rust,
+.kt kotlin, .scala scala, .cs csharp, .js javascript, .ts typescript, .hs haskell,
+.ml ocaml, .pas pascal, .f90/.f95/.f03/.f08 fortran, .lua lua, .pl/.pm perl, .sh bash,
+.rb ruby, .php php, .r r ("ojctl languages" lists what the server has; C17, C++20,
+C++23 and PyPy are never guessed: pass --lang c17, cpp20, cpp23 or pypy3).
 
 Without --wait it prints the new submission's id and exits. With --wait it follows
 the submission's events, printing a progress line per state change and per case as

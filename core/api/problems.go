@@ -36,6 +36,9 @@ func (s *Server) putProblem(w http.ResponseWriter, r *http.Request, tok *store.T
 	if err != nil {
 		return err
 	}
+	if aerr := s.checkPackageLanguages(im); aerr != nil {
+		return aerr
+	}
 	sha, err := objstore.PutProblem(r.Context(), s.d.Objects, im.Zip)
 	if err != nil {
 		return unavailable("store package", err)
@@ -110,6 +113,7 @@ func (s *Server) recordProblemVersion(ctx context.Context, id, sha string, im *f
 			"scoring":             pkg.Spec.Scoring != nil,
 			"labeled_submissions": len(pkg.Spec.Submissions)}}
 	gradingMeta(pv.Meta, pkg.Spec)
+	languagesMeta(pv.Meta, pkg.Spec)
 	if _, err := store.CreateProblemVersion(ctx, s.d.DB, pv); err != nil {
 		return nil, unavailable("record problem version", err)
 	}
@@ -194,6 +198,7 @@ func problemWire(pv *store.ProblemVersion, admin bool) wire.Problem {
 			}
 		}
 	}
+	p.Languages, p.TimeFactors = nonNilStrings(metaLanguages(pv.Meta)), metaTimeFactors(pv.Meta)
 	p.Interactive, _ = pv.Meta["interactive"].(bool)
 	p.StopOnFirstFailure, _ = pv.Meta["stop_on_first_failure"].(bool)
 	vis := render.VisibilityOf(pv.Meta)

@@ -128,7 +128,8 @@ func (s *Server) readSubmit(r *http.Request, tok *store.Token, key string) (wire
 
 // pinProblemVersion records on n the problem's latest version and its package's sha256,
 // which the submission keeps; 404 when PostgreSQL knows no version of the problem, 409
-// when its limits are provisional and tok is not an admin's (openForSubmit).
+// when its limits are provisional and tok is not an admin's (openForSubmit), 400 before
+// that when the version does not accept n's language (languageAllowed).
 func (s *Server) pinProblemVersion(ctx context.Context, n *store.NewSubmission, tok *store.Token) *apiError {
 	pv, err := store.LatestProblem(ctx, s.d.DB, n.ProblemID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -137,6 +138,9 @@ func (s *Server) pinProblemVersion(ctx context.Context, n *store.NewSubmission, 
 	}
 	if err != nil {
 		return s.submitUnavailable(err)
+	}
+	if aerr := s.languageAllowed(pv, n.Language); aerr != nil {
+		return aerr
 	}
 	open, aerr := s.openForSubmit(ctx, pv, tok)
 	if aerr != nil {

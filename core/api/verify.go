@@ -234,10 +234,12 @@ func (s *Server) decide(ctx context.Context, pv *store.ProblemVersion, v *store.
 	in := verification.Input{LimitMS: pv.TimeLimitMS, RunLimitMS: v.RunLimitMS, Entries: v.Entries, Runs: runs,
 		Timing: verification.Timing{ACToTimeLimit: 2, TimeLimitToTLE: 1.5, ResolutionMS: 1000},
 		Factor: func(l string) float64 {
+			// The judge's factor for the language, then the problem's own (time_factors).
+			f := metaTimeFactor(pv.Meta, l)
 			if lang, ok := s.d.Languages.Get(l); ok {
-				return lang.TimeFactor
+				return lang.TimeFactor * f
 			}
-			return 1
+			return f
 		}}
 	in.Scoring, _ = pv.Meta["scoring"].(bool)
 	in.Interactive, _ = pv.Meta["interactive"].(bool)

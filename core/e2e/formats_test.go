@@ -126,6 +126,14 @@ int main(int argc, char **argv) {
 }
 `
 
+// judgehostOnly are labeled submissions of the real packages that test the judge host
+// they were written for, not the problem: no other judge can run them as labeled.
+var judgehostOnly = map[string]string{
+	"kattis/fltcmp/submissions/accepted/fltcmp-test-write-files-between-testcases.R": "DOMjudge's own test of its judgehost: " +
+		"it prints a complaint (a wrong answer) unless TMPDIR is DOMjudge's /testcaseNNNNN/write_tmp",
+	"kattis/fltcmp/submissions/accepted/fltcmp-test-write-files-between-submissions.R": "the same test, linked to run twice",
+}
+
 // TestSharedPackagesVerify pushes every real package of ../shared/problems through the
 // API and verifies it, logging each verification's table. hangman is refused
 // (multi-pass). A label that is legitimately ambiguous on this machine is reported as
@@ -160,8 +168,15 @@ func TestSharedPackagesVerify(t *testing.T) {
 				id, p.Format, p.FormatVersion, p.CaseCount, p.Checker, p.TimeLimitMS, p.TimeLimitProvisional, p.LabeledSubmissions)
 			v := verify(t, admin, id, 25*time.Minute)
 			t.Log("\n" + table(v))
-			if v.NotAsLabeled != 0 {
-				t.Errorf("%s: %d not as labeled", id, v.NotAsLabeled)
+			for _, r := range v.Rows {
+				if r.Status != "not_as_labeled" {
+					continue
+				}
+				if why, ok := judgehostOnly[dir+"/"+r.Source]; ok {
+					t.Logf("%s: %s got %s, not as labeled: %s", id, r.Source, r.Got, why)
+					continue
+				}
+				t.Errorf("%s: %s (%s) expected %v, got %s", id, r.Source, r.Language, r.Expect, r.Got)
 			}
 		})
 	}

@@ -59,7 +59,8 @@ func (tk *task) judge(ctx context.Context) (job.Outcome, artefacts, error) {
 	if tk.t.TimeLimitMS > 0 {
 		limit = time.Duration(tk.t.TimeLimitMS) * time.Millisecond
 	}
-	tk.cpu = time.Duration(float64(limit) * tk.lang.TimeFactor)
+	// The language's own factor, then the problem's for that language (time_factors).
+	tk.cpu = time.Duration(float64(limit) * tk.lang.TimeFactor * spec.TimeFactor(tk.lang.ID))
 	tk.wall = time.Duration(float64(tk.cpu)*tk.j.cfg.WallFactor) + tk.j.cfg.WallExtra
 	tk.mem = int64(float64(spec.MemoryLimitBytes()) * tk.lang.MemoryFactor)
 	tk.memMB = spec.MemoryLimitMB

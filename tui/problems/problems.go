@@ -152,6 +152,7 @@ func (m *Model) render(msg verificationMsg) string {
 			p.CaseCount, Limit(p), p.MemoryLimitMB)
 	}
 	if msg.p != nil {
+		b.WriteString(RenderLanguages(msg.p) + "\n")
 		b.WriteString(RenderGrading(msg.p) + "\n")
 	}
 	if msg.err != nil {

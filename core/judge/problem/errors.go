@@ -29,6 +29,7 @@ var (
 	ErrUnsupportedFile = errors.New("unsupported entry")
 	ErrLayout          = errors.New("unclear package layout")
 	ErrBadSubmissions  = errors.New("bad labeled submissions")
+	ErrBadLanguages    = errors.New("bad language rules")
 	// ErrUnsupported is a feature of a Kattis or Polygon package that oj cannot honour
 	// (multi-pass, custom graders, …): refused, never ignored.
 	ErrUnsupported = errors.New("unsupported feature")

@@ -35,6 +35,9 @@ type field struct {
 	want   string
 	fields []field
 	elem   *field
+	// open, for a mapping whose keys are names of the package's choosing (language
+	// ids), is what every value must be.
+	open *field
 }
 
 // schema is problem.yaml. docs/problem-format.md documents the same keys.
@@ -82,6 +85,10 @@ var schema = field{kind: kindMap, want: "a mapping of keys (title: …, time_lim
 			{key: "time_limit", kind: kindBool, want: "true or false"},
 			{key: "note", kind: kindString, want: "text"},
 		}}},
+	{key: "languages", kind: kindList, want: "a list of language ids such as [cpp17, python3]",
+		elem: &field{kind: kindString, want: "a language id such as cpp17"}},
+	{key: "time_factors", kind: kindMap, want: "a mapping of language ids to factors such as {python3: 2}", open: &field{kind: kindNumber,
+		want: fmt.Sprintf("a number in [%g, %g]", minTimeFactor, maxTimeFactor)}},
 }}
 
 // groupSchema is a scoring group; its groups are groups again (tied in init).
@@ -162,6 +169,9 @@ func checkSchema(n *yaml.Node, f *field, path string, lines lineMap) error {
 				return specError(ErrBadYAML, k.Line, "%s: a key must be a plain name", name(path))
 			}
 			sub := lookup(f.fields, k.Value)
+			if f.open != nil {
+				sub = f.open
+			}
 			full := join(path, k.Value)
 			if sub == nil {
 				return unknownKey(k, f, path)

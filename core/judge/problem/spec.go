@@ -54,6 +54,12 @@ type Spec struct {
 	// Submissions are the package's labeled submissions, which verifying a version
 	// judges (their sources are under submissions/).
 	Submissions []LabeledSubmission `yaml:"submissions,omitempty"`
+	// Languages are the oj languages a submission may be in; empty: every language
+	// the judge runs (languages.go).
+	Languages []string `yaml:"languages,omitempty"`
+	// TimeFactors multiply the time limit for a language, on top of the judge's own
+	// time_factor of that language; a language not listed: 1.
+	TimeFactors map[string]float64 `yaml:"time_factors,omitempty"`
 }
 
 // CheckerSpec is problem.yaml's checker.

@@ -86,6 +86,9 @@ func parseSpec(b []byte, cases int, has func(string) bool) (Spec, error) {
 	if err := s.checkTiming(lines); err != nil {
 		return s, err
 	}
+	if err := s.checkLanguages(lines); err != nil {
+		return s, err
+	}
 	return s, s.checkSubmissions(has, lines)
 }
 

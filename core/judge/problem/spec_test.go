@@ -22,11 +22,11 @@ func TestSpecErrorsSayWhereAndWhat(t *testing.T) {
 		want   string // the whole message
 	}{
 		{"unknown key with a suggestion", "title: A\ntime_limit: 1000\n", ErrBadYAML,
-			`problem.yaml line 2: unknown key "time_limit" (did you mean "time_limit_ms"? valid keys: title, time_limit_ms, memory_limit_mb, output_limit_mb, checker, interactor, stop_on_first_failure, subtasks, samples, public_tests, interactive, scoring, timing, submissions)`},
+			`problem.yaml line 2: unknown key "time_limit" (did you mean "time_limit_ms"? valid keys: title, time_limit_ms, memory_limit_mb, output_limit_mb, checker, interactor, stop_on_first_failure, subtasks, samples, public_tests, interactive, scoring, timing, submissions, languages, time_factors)`},
 		{"unknown key, different spelling", "title: A\nMemoryLimitMB: 64\n", ErrBadYAML,
-			`problem.yaml line 2: unknown key "MemoryLimitMB" (did you mean "memory_limit_mb"? valid keys: title, time_limit_ms, memory_limit_mb, output_limit_mb, checker, interactor, stop_on_first_failure, subtasks, samples, public_tests, interactive, scoring, timing, submissions)`},
+			`problem.yaml line 2: unknown key "MemoryLimitMB" (did you mean "memory_limit_mb"? valid keys: title, time_limit_ms, memory_limit_mb, output_limit_mb, checker, interactor, stop_on_first_failure, subtasks, samples, public_tests, interactive, scoring, timing, submissions, languages, time_factors)`},
 		{"unknown key far from any", "title: A\nauthor: me\n", ErrBadYAML,
-			`problem.yaml line 2: unknown key "author" (valid keys: title, time_limit_ms, memory_limit_mb, output_limit_mb, checker, interactor, stop_on_first_failure, subtasks, samples, public_tests, interactive, scoring, timing, submissions)`},
+			`problem.yaml line 2: unknown key "author" (valid keys: title, time_limit_ms, memory_limit_mb, output_limit_mb, checker, interactor, stop_on_first_failure, subtasks, samples, public_tests, interactive, scoring, timing, submissions, languages, time_factors)`},
 		{"unknown checker key", "title: A\nchecker:\n  type: float\n  eps: 0.1\n", ErrBadYAML,
 			`problem.yaml line 4: unknown key "checker.eps" (did you mean "checker.epsilon"? valid keys of checker: type, epsilon, source, case_sensitive, space_change_sensitive, absolute_tolerance, relative_tolerance, args)`},
 		{"unknown subtask key", "title: A\nsubtasks:\n  - {score: 50, cases: [1]}\n  - {scroe: 50, cases: [2, 3]}\n", ErrBadYAML,

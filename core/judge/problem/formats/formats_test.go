@@ -304,7 +304,8 @@ func TestRefusedPackages(t *testing.T) {
 		{"per-group validator flags", with(map[string]string{"data/secret/g2/testdata.yaml": "output_validator_flags: strict\n"}), baseLinks, problem.ErrUnsupported, "differ between test groups"},
 		{"an answer without input", with(map[string]string{"data/secret/g2/c.ans": "1\n"}), baseLinks, problem.ErrBadYAML, "without its input"},
 		{"unknown problem.yaml key", with(map[string]string{"problem.yaml": "name: X\nfrobnicate: 1\n"}), baseLinks, problem.ErrBadYAML, `unknown key "frobnicate"`},
-		{"languages restricted", with(map[string]string{"problem.yaml": "name: X\nlanguages: [cpp]\nvalidation: custom\n"}), baseLinks, problem.ErrUnsupported, "languages"},
+		{"a language code the format lacks", with(map[string]string{"problem.yaml": "name: X\nlanguages: cpp klingon\nvalidation: custom\n"}), baseLinks, problem.ErrBadYAML, `languages: "klingon" is not a language code of the Kattis format`},
+		{"languages oj runs none of", with(map[string]string{"problem.yaml": "name: X\nlanguages: [prolog, lisp]\nvalidation: custom\n"}), baseLinks, problem.ErrUnsupported, "none of these is a language oj runs"},
 		{"a default validator flag oj lacks", with(map[string]string{"problem.yaml": "name: X\nvalidator_flags: magic\n"}, "output_validators/v/validate.py"), baseLinks, problem.ErrUnsupported, `"magic"`},
 	}
 	for _, c := range cases {

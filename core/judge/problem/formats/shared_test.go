@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,6 +32,7 @@ func TestSharedPackages(t *testing.T) {
 			if s.MemoryLimitMB != 512 || s.Checker.Type != "tokens" || s.Checker.IsCaseSensitive() || !s.Timing.Derive || len(s.Samples) != 0 {
 				t.Fatalf("spec %+v", s)
 			}
+			wantLanguages(t, s.Submissions, map[string]string{"hello.kt": "kotlin", "hello.java": "java17", "hello_alarm.c": "c11", "hello.rs": "rust"})
 		}},
 		{dir: "kattis/different", format: Kattis, version: "legacy", cases: 3, check: func(t *testing.T, im *Imported) {
 			s := im.Package.Spec
@@ -46,6 +48,13 @@ func TestSharedPackages(t *testing.T) {
 			if java != 1 || len(s.Submissions) < 15 {
 				t.Fatalf("submissions %+v", s.Submissions)
 			}
+			// Every source in a language oj runs has its id; the rest (Common Lisp,
+			// Python 2, a Prolog folder) say why they are not run.
+			wantLanguages(t, s.Submissions, map[string]string{
+				"Different.scala": "scala", "different.cs": "csharp", "different.hs": "haskell", "different.js": "javascript",
+				"different.ml": "ocaml", "different.php": "php", "different.rb": "ruby", "different.go": "go", "different.rs": "rust",
+				"different.c": "c11", "different_py3.py": "python3", "different.lisp": "", "different_py2.py": "", "different.pl": "",
+			})
 		}},
 		{dir: "kattis/guess", format: Kattis, version: "2023-07-draft", cases: 10, check: func(t *testing.T, im *Imported) {
 			s := im.Package.Spec
@@ -68,6 +77,14 @@ func TestSharedPackages(t *testing.T) {
 			abs, rel := s.Checker.Tolerances()
 			if s.Checker.Type != "float" || abs != 1e-6 || rel != 1e-6 || s.TimeLimitMS != 5000 {
 				t.Fatalf("spec %+v", s)
+			}
+			wantLanguages(t, s.Submissions, map[string]string{"fltcmp-test-write-files-between-submissions.R": "r", "fltcmp-test-correct.c": "c11"})
+			// DOMjudge links one R submission to the other; git checked the link out as a
+			// file naming its target, which is read as the link.
+			if !slices.ContainsFunc(im.Import.Notes, func(n string) bool {
+				return strings.Contains(n, "between-submissions.R holds the path submissions/accepted/fltcmp-test-write-files-between-testcases.R")
+			}) {
+				t.Errorf("notes %q: want the link stub read as a link", im.Import.Notes)
 			}
 		}},
 		{dir: "kattis/hangman", refused: "multi-pass"},
@@ -124,5 +141,20 @@ func TestSharedPackages(t *testing.T) {
 				t.Logf("  note: %s", n)
 			}
 		})
+	}
+}
+
+// wantLanguages checks the language of each named labeled source ("": not run, with a
+// note saying why).
+func wantLanguages(t *testing.T, subs []problem.LabeledSubmission, want map[string]string) {
+	t.Helper()
+	for name, lang := range want {
+		i := slices.IndexFunc(subs, func(s problem.LabeledSubmission) bool { return path.Base(s.Source) == name })
+		switch {
+		case i < 0:
+			t.Errorf("no labeled submission %s", name)
+		case subs[i].Language != lang || (lang == "" && subs[i].Note == ""):
+			t.Errorf("%s: language %q (%s), want %q", name, subs[i].Language, subs[i].Note, lang)
+		}
 	}
 }

@@ -212,8 +212,8 @@ func (c *converter) readYAML() error {
 		c.spec.Interactive = true
 		c.im.Map("interactive", "interactive: true (the validator is the interactor)")
 	}
-	if l := c.meta["languages"]; l != nil && !(str(l) == "all") {
-		return refuse("problem.yaml", "languages: oj does not restrict a problem's languages (every configured language is accepted)")
+	if err := c.languages(); err != nil {
+		return err
 	}
 	if k, ok := c.meta["constants"].(map[string]any); ok && len(k) > 0 {
 		return refuse("problem.yaml", "constants: oj does not substitute {{constants}} in validators, submissions or statements")

@@ -198,30 +198,6 @@ var expectations = map[string][]string{
 	"brute_force":    {"RE", "MLE", "TLE"},
 }
 
-// languageOf maps a source's extension to an oj language ("" with why when none).
-func languageOf(name string, head []byte) (string, string) {
-	switch ext := path.Ext(name); ext {
-	case ".c":
-		return "c11", ""
-	case ".cc", ".cpp", ".cxx", ".c++", ".C":
-		return "cpp17", ""
-	case ".java":
-		return "java17", ""
-	case ".go":
-		return "go", ""
-	case ".rs":
-		return "rust", ""
-	case ".py":
-		first, _, _ := strings.Cut(string(head), "\n")
-		if strings.HasPrefix(first, "#!") && strings.Contains(first, "python2") {
-			return "", "Python 2: oj runs Python 3"
-		}
-		return "python3", ""
-	default:
-		return "", fmt.Sprintf("no oj language for %s files", ext)
-	}
-}
-
 // expectedResults reads DOMjudge's @EXPECTED_RESULTS@ line, which overrides the folder.
 func expectedResults(src []byte) []string {
 	s := string(src)
@@ -284,10 +260,17 @@ func (c *converter) submissions() error {
 				c.im.Note("%s: more than 200 submissions; the rest are not verified", d)
 				break
 			}
+			from := f
+			if t := c.src.LinkStub(f); t != "" {
+				// git's form of a symlink (DOMjudge links one submission to another):
+				// judged as the file it names.
+				c.im.Note("%s holds the path %s: read as a link to it (how git checks out a symlink without symlinks)", f, t)
+				from = t
+			}
 			var head []byte
-			if c.src.Size(f) <= 1<<20 {
+			if c.src.Size(from) <= 1<<20 {
 				var err error
-				if head, err = c.src.ReadFile(f, 1<<20); err != nil {
+				if head, err = c.src.ReadFile(from, 1<<20); err != nil {
 					return err
 				}
 			}
@@ -300,7 +283,7 @@ func (c *converter) submissions() error {
 			if label == "slow_accepted" {
 				sub.TimeLimit = new(bool)
 			}
-			if _, err := c.b.Copy(c.src, f, f, false); err != nil {
+			if _, err := c.b.Copy(c.src, from, f, false); err != nil {
 				return err
 			}
 			c.spec.Submissions = append(c.spec.Submissions, sub)

@@ -3,7 +3,6 @@ package polygon
 import (
 	"fmt"
 	"path"
-	"strings"
 
 	"oj/core/judge/problem"
 )
@@ -99,25 +98,6 @@ var tags = map[string][]string{
 	"time-limit-exceeded-or-memory-limit-exceeded": {"TLE", "MLE"},
 	"memory-limit-exceeded":                        {"MLE"},
 	"failed":                                       {"RE"},
-}
-
-// languages maps Polygon's source types to oj's languages.
-func language(typ string) (string, string) {
-	switch {
-	case strings.HasPrefix(typ, "cpp."):
-		return "cpp17", ""
-	case strings.HasPrefix(typ, "c."):
-		return "c11", ""
-	case strings.HasPrefix(typ, "java"):
-		return "java17", ""
-	case typ == "python.3" || typ == "python.pypy3":
-		return "python3", ""
-	case strings.HasPrefix(typ, "go"):
-		return "go", ""
-	case strings.HasPrefix(typ, "rust"):
-		return "rust", ""
-	}
-	return "", fmt.Sprintf("no oj language for Polygon's %q", typ)
 }
 
 func (c *converter) solutions() error {
