@@ -21,6 +21,11 @@ OJ_DEB_TEST_PACKAGES="openssl curl tmux"
 # promtool (monitoring/check.sh, make test only) comes with Debian's prometheus, unless
 # one is on PATH already.
 command -v promtool >/dev/null 2>&1 || OJ_DEB_TEST_PACKAGES+=" prometheus"
+# The toolchains of the judge's languages: the "packages" of languages.yaml
+# (scripts/languages.sh), so that every language runs here and its tests run in CI.
+# shellcheck source=languages.sh
+. "$(dirname "${BASH_SOURCE[0]}")/languages.sh"
+OJ_DEB_PACKAGES+=" $(oj_language_packages | tr '\n' ' ')"
 OJ_GO_MIN="1.22"
 OJ_GO_DIR="/usr/local/go/bin"
 

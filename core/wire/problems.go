@@ -39,6 +39,10 @@ type Problem struct {
 	StatementsPrivate []string `json:"statements_private,omitempty"`
 	// LabeledSubmissions counts the package's own submissions, which verify judges.
 	LabeledSubmissions int `json:"labeled_submissions"`
+	// Languages are the only languages a submission may be in ([]: every language the
+	// judge runs); TimeFactors multiply the time limit per language ({}: none).
+	Languages   []string           `json:"languages"`
+	TimeFactors map[string]float64 `json:"time_factors"`
 	// Import is what was mapped from the original package (admins only).
 	Import *ProblemImport `json:"import,omitempty"`
 	// Verify is the version's latest verification, if any.

@@ -18,6 +18,17 @@ func TestDefaultsHaveTheSixLanguages(t *testing.T) {
 			t.Errorf("%s: incomplete: %+v", id, l)
 		}
 	}
+	// Every default language can be installed and is detected (Go comes from go.dev).
+	for _, id := range []string{"c11", "c17", "cpp17", "cpp20", "cpp23", "python3", "pypy3", "go", "java17", "rust",
+		"bash", "perl", "lua", "ruby", "php"} {
+		l, ok := s.Get(id)
+		if !ok {
+			t.Fatalf("default language %s missing", id)
+		}
+		if len(l.Version) == 0 || !strings.Contains(l.Name, "{version}") || (len(l.Packages) == 0 && id != "go") {
+			t.Errorf("%s: no version command, {version} in its name or packages: %+v", id, l)
+		}
+	}
 	if l, _ := s.Get("python3"); l.Lane != "light" {
 		t.Errorf("python3 lane = %s, want light", l.Lane)
 	}
@@ -51,6 +62,20 @@ func TestExpandPlaceholders(t *testing.T) {
 	want := "java -Xmx256m Main.java -I/p o.gch"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// A 1 GiB problem limit times the JVM's memory_factor is a 1536 MiB stack, which the JVM
+// refuses to start with: the stack placeholders stop at MaxStackMB.
+func TestExpandBoundsTheStack(t *testing.T) {
+	for _, c := range []struct {
+		stackMB int
+		want    string
+	}{{64, "-Xss64m --stack-size=65536"}, {1024, "-Xss1024m --stack-size=1048576"}, {1536, "-Xss1024m --stack-size=1048576"}} {
+		got := strings.Join(Expand([]string{"-Xss{stack_mb}m", "--stack-size={stack_kb}"}, Vars{StackMB: c.stackMB}), " ")
+		if got != c.want {
+			t.Errorf("stack %d MiB: got %q, want %q", c.stackMB, got, c.want)
+		}
 	}
 }
 
@@ -98,5 +123,51 @@ func TestDefaultToolchainsOnThisHost(t *testing.T) {
 		if m.Language == "c11" || m.Language == "cpp17" {
 			t.Errorf("gcc/g++ reported unusable: %s", m)
 		}
+	}
+}
+
+func TestDisplayNameAndVersion(t *testing.T) {
+	s, err := Parse([]byte(`languages:
+- {id: a, name: "PyPy {version}", source_file: a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1,
+   version: [a, --version], version_regexp: 'PyPy (\d+\.\d+\.\d+)'}
+- {id: b, name: "C11 (gcc {version})", source_file: b, run: [b], lane: light, time_factor: 1, memory_factor: 1, processes: 1,
+   version: [b]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Get("a")
+	b, _ := s.Get("b")
+	out := "Python 3.9.16 (7.3.11+dfsg-2+deb12u3, Dec 30 2024, 22:36:23)\n[PyPy 7.3.11 with GCC 12.2.0]\n"
+	for _, c := range []struct{ got, want string }{
+		{a.ParseVersion(out), "7.3.11"},
+		{a.ParseVersion("nothing here"), ""},
+		{b.ParseVersion("\n  12.2.0\nmore"), "12.2.0"},
+		{a.DisplayName("7.3.11"), "PyPy 7.3.11"},
+		{a.DisplayName(""), "PyPy"},
+		{b.DisplayName(""), "C11 (gcc)"},
+		{b.DisplayName("12.2.0"), "C11 (gcc 12.2.0)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	for name, y := range map[string]string{
+		"bad regexp":   "version: [a], version_regexp: '('",
+		"regexp alone": "version_regexp: 'x'",
+		"bad package":  "packages: ['Not A Package']",
+	} {
+		_, err := Parse([]byte("languages:\n- {id: a, source_file: a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1, " + y + "}\n"))
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestOOMMarkers(t *testing.T) {
+	l := &Language{OOMMarker: "MemoryError", OOMMarkers: []string{"Allowed memory size of"}}
+	if !l.IsOOM([]byte("Traceback…\nMemoryError\n")) || !l.IsOOM([]byte("PHP Fatal error:  Allowed memory size of 268435456 bytes exhausted")) ||
+		l.IsOOM([]byte("ValueError")) {
+		t.Fatal("markers not matched as they should")
 	}
 }
