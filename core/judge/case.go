@@ -33,7 +33,7 @@ func (tk *task) caseFiles(i int) (in, ans string) {
 }
 
 func (tk *task) runSpec() Spec {
-	vars := lang.Vars{Src: tk.src, Class: tk.class, MemoryMB: tk.memMB, WorkDir: tk.j.runner.WorkDir()}
+	vars := lang.Vars{Src: tk.src, Class: tk.class, MemoryMB: tk.memMB, StackMB: int(tk.mem >> 20), WorkDir: tk.j.runner.WorkDir()}
 	return Spec{
 		Argv:          lang.Expand(tk.lang.Run, vars),
 		Env:           mergeEnv(baseEnv, lang.Expand(tk.lang.RunEnv, vars)),
@@ -175,7 +175,7 @@ func (tk *task) runOnce(ctx context.Context, inPath string, outKeep, errKeep int
 // waiting for a CPU, or for the judge to read its output), and a busy host must not
 // turn the second into TLE. CPU time is checked here as well: it is exact.
 func (tk *task) resourceVerdict(res Result, stderr []byte, outputFull bool) (job.Verdict, string) {
-	oom := tk.lang.OOMMarker != "" && bytes.Contains(stderr, []byte(tk.lang.OOMMarker))
+	oom := tk.lang.IsOOM(stderr)
 	switch {
 	case res.Status == StatusMLE:
 		return job.VerdictMLE, "memory limit exceeded"

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,9 +25,21 @@ var defaultYAML []byte
 
 // Language is one configured language.
 type Language struct {
-	ID         string `yaml:"id"`
+	ID string `yaml:"id"`
+	// Name is what users see; {version} in it is the version the worker's self-check
+	// detected (Version, VersionRegexp), dropped when none was (DisplayName).
 	Name       string `yaml:"name"`
 	SourceFile string `yaml:"source_file"`
+	// Packages are the Debian packages that provide the toolchain (scripts/deps.sh and
+	// ojd languages install install them); empty for a toolchain installed otherwise.
+	Packages []string `yaml:"packages"`
+	// Version is the argv the self-check runs in the sandbox to prove the toolchain
+	// works there and to learn its version (from stdout and stderr together); a
+	// language whose version command fails is not announced.
+	Version []string `yaml:"version"`
+	// VersionRegexp picks the version out of Version's output: its first group (or the
+	// whole match without one). Empty: the first line.
+	VersionRegexp string `yaml:"version_regexp"`
 	// Compile is the compiler's argv; empty for a language that runs its source as is.
 	Compile []string `yaml:"compile"`
 	// CompileEnv is added to the compiler's environment (Go's cache, home…).
@@ -57,6 +70,10 @@ type Language struct {
 	// raise their own out-of-memory error (JVM heap, Python MemoryError) before the
 	// cgroup kills them.
 	OOMMarker string `yaml:"oom_marker"`
+	// OOMMarkers are more such markers, for runtimes with several ways of saying it.
+	OOMMarkers []string `yaml:"oom_markers"`
+
+	versionRE *regexp.Regexp
 }
 
 // PCH is a precompiled header: Header is the name user code includes, Compile the argv
@@ -95,15 +112,22 @@ func (l *Language) Entry(source string) (file, class string) {
 type Vars struct {
 	Src      string
 	Class    string
-	MemoryMB int
+	MemoryMB int // the problem's memory limit, before memory_factor
+	StackMB  int // the stack a run may use (RLIMIT_STACK), in MiB
 	PCHDir   string
 	Out      string
 	WorkDir  string
 }
 
+// Placeholders are the placeholders Expand knows (documented in languages.yaml).
+var Placeholders = []string{"{src}", "{class}", "{memory_mb}", "{memory_kb}", "{stack_mb}", "{stack_kb}",
+	"{pch_dir}", "{out}", "{work_dir}"}
+
 // Expand returns argv with the placeholders replaced.
 func Expand(argv []string, v Vars) []string {
 	r := strings.NewReplacer("{src}", v.Src, "{class}", v.Class, "{memory_mb}", strconv.Itoa(v.MemoryMB),
+		"{memory_kb}", strconv.Itoa(v.MemoryMB<<10), "{stack_mb}", strconv.Itoa(v.StackMB),
+		"{stack_kb}", strconv.Itoa(v.StackMB<<10),
 		"{pch_dir}", v.PCHDir, "{out}", v.Out, "{work_dir}", v.WorkDir)
 	out := make([]string, len(argv))
 	for i, a := range argv {
@@ -192,9 +216,23 @@ func (l *Language) validate() error {
 		return errors.New("compile_time_factor: must be >= 0")
 	case l.PrecompiledHeader != nil && (l.PrecompiledHeader.Header == "" || len(l.PrecompiledHeader.Compile) == 0):
 		return errors.New("precompiled_header: needs header and compile")
+	case l.VersionRegexp != "" && len(l.Version) == 0:
+		return errors.New("version_regexp: needs a version command")
 	case l.CompileCache != nil && (l.CompileCache.Dir == "" || strings.ContainsAny(l.CompileCache.Dir, "/\\") ||
 		l.CompileCache.Dir == ".." || l.CompileCache.WarmSource == "" || !l.Compiled()):
 		return errors.New("compile_cache: needs a plain dir name, warm_source and a compile command")
+	}
+	if l.VersionRegexp != "" {
+		re, err := regexp.Compile(l.VersionRegexp)
+		if err != nil {
+			return fmt.Errorf("version_regexp: %w", err)
+		}
+		l.versionRE = re
+	}
+	for _, p := range l.Packages {
+		if !debianPackage.MatchString(p) {
+			return fmt.Errorf("packages: %q is not a Debian package name", p)
+		}
 	}
 	return nil
 }

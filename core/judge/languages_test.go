@@ -1,0 +1,112 @@
+package judge
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"oj/core/job"
+	"oj/core/judge/problem/problemtest"
+)
+
+// languageCases are the programs every language brings under
+// testdata/languages/<id>/<case>.<ext>, with the verdict each must get (the case's name
+// fixes it; see docs/languages.md).
+var languageCases = map[string]job.Verdict{
+	"ab":      job.VerdictAC,  // reads "a b" (64-bit), prints a+b
+	"wa":      job.VerdictWA,  // prints a+b+1
+	"tle":     job.VerdictTLE, // reads, then loops forever on the CPU
+	"re":      job.VerdictRE,  // reads, then fails (exception, abort, non-zero exit)
+	"ce":      job.VerdictCE,  // does not compile (languages with a compile step)
+	"mle":     job.VerdictMLE, // allocates and touches 1 GiB, then prints a+b
+	"mem100":  job.VerdictAC,  // keeps ~100 MiB live under the 256 MiB limit, prints a+b
+	"threads": job.VerdictAC,  // 4 threads each sum a part, joined; prints a+b
+}
+
+// everyLanguageProblem is the harness's problem: 2 s, 256 MiB (each times the language's
+// factors), one case whose sum needs 64 bits.
+func everyLanguageProblem() map[string]string {
+	return problemtest.Cases(map[string]string{
+		"problem.yaml": "title: A+B in every language\ntime_limit_ms: 2000\nmemory_limit_mb: 256\nchecker: {type: lines}\n",
+	}, [2]string{"1000000000000000000 999999999999999999\n", "1999999999999999999\n"})
+}
+
+// TestEveryLanguage judges, on the real sandbox, each language's programs in
+// testdata/languages/<id>/ against the verdict their case name fixes. A directory whose
+// language is not configured, or whose toolchain this host lacks, is skipped with the
+// reason.
+func TestEveryLanguage(t *testing.T) {
+	needSandbox(t)
+	dirs, err := os.ReadDir(filepath.Join("testdata", "languages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := putProblem(t, everyLanguageProblem())
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		id := d.Name()
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			l, ok := testJudge.Languages().Get(id)
+			if !ok {
+				t.Skipf("%s is not a language of the judge's languages file", id)
+			}
+			if !testJudge.Supports(id) {
+				t.Skipf("toolchain missing on this host: %s", missingOf(id))
+			}
+			files, err := os.ReadDir(filepath.Join("testdata", "languages", id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				name := f.Name()
+				c := strings.TrimSuffix(name, filepath.Ext(name))
+				want, known := languageCases[c]
+				if !known {
+					t.Errorf("%s: unknown case %q (known: ab wa tle re ce mle mem100 threads)", id, name)
+					continue
+				}
+				if c == "ce" && !l.Compiled() {
+					t.Errorf("%s: a ce case for a language without a compile step", id)
+					continue
+				}
+				t.Run(c, func(t *testing.T) {
+					src := readSource(t, filepath.Join("languages", id, name))
+					out := judgeWith(t, testJudge, sha, id, src)
+					if out.Verdict != want {
+						t.Fatalf("verdict %s, want %s; cases %+v; compile output %q", out.Verdict, want, out.Cases, out.CompileOutput)
+					}
+					switch want {
+					case job.VerdictAC:
+						if out.Score != 100 || len(out.Cases) != 1 {
+							t.Fatalf("AC with score %v, %d cases", out.Score, len(out.Cases))
+						}
+						t.Logf("%s/%s: %d ms, %d KiB", id, c, out.TimeMS, out.MemoryKB)
+					case job.VerdictCE:
+						if strings.TrimSpace(out.CompileOutput) == "" || len(out.Cases) != 0 {
+							t.Fatalf("CE without the compiler's message (%q) or with cases", out.CompileOutput)
+						}
+					default:
+						if out.Score != 0 || len(out.Cases) != 1 || out.Cases[0].Verdict != want {
+							t.Fatalf("%s with score %v, cases %+v", want, out.Score, out.Cases)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// missingOf says why this host cannot run language id.
+func missingOf(id string) string {
+	var why []string
+	for _, m := range testJudge.Unavailable() {
+		if m.Language == id {
+			why = append(why, m.String())
+		}
+	}
+	return strings.Join(why, "; ")
+}

@@ -1,0 +1,6 @@
+#include <iostream>
+
+int main() {
+	std::string s = 42;
+	std::cout << undeclared << '\n'
+}

@@ -1,0 +1,3 @@
+local a, b = io.read("n", "n")
+local s = string.rep("x", 100 << 20)
+print(math.tointeger(a + b + #s - (100 << 20)))

@@ -1,0 +1,3 @@
+local a, b = io.read("n", "n")
+local s = string.rep("x", 1 << 30)
+print(math.tointeger(a + b + #s - (1 << 30)))

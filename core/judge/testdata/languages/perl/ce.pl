@@ -1,0 +1,6 @@
+use strict;
+use warnings;
+
+my ($a, $b) = split ' ', <STDIN>
+print $a + $b, "\n";
+}

@@ -1,0 +1,4 @@
+a, b = gets.split.map(&:to_i)
+def sum(x, y)
+  x + y
+puts sum(a, b)

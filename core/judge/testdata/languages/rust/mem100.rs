@@ -1,0 +1,9 @@
+use std::io::{self, Read};
+
+fn main() {
+    let mut s = String::new();
+    io::stdin().read_to_string(&mut s).unwrap();
+    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    let block = vec![1u8; 100 << 20];
+    println!("{}", v[0] + v[1] + block[block.len() - 1] as i64 - 1);
+}
