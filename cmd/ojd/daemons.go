@@ -99,6 +99,11 @@ func runWorker(ctx context.Context, d *deps, ready func()) error {
 	if wcfg.Languages, err = workerLanguages(wcfg.Languages, judge); err != nil {
 		return err
 	}
+	wcfg.LanguageNames = map[string]string{}
+	names := judge.Names()
+	for _, id := range wcfg.Languages {
+		wcfg.LanguageNames[id] = names[id]
+	}
 	ready()
 	// The worker hands pending entries that vanished from Redis to the reconciler.
 	lost := newDispatcher(d)

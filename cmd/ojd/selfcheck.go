@@ -22,6 +22,16 @@ import (
 // and claims (workerLanguages).
 // (judge.New already refused work dirs the sandbox would hide.)
 func selfCheck(ctx context.Context, log *slog.Logger, cfg sandbox.Config, workDir string, pool *sandbox.Pool, j *judge.Judge) error {
+	vctx, vcancel := context.WithTimeout(ctx, 2*time.Minute)
+	start := time.Now()
+	// Each language's version command, in the sandbox: what fails there is left out like
+	// a missing toolchain; the versions found name the languages the worker announces.
+	j.DetectVersions(vctx)
+	vcancel()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	log.Info("worker self-check: languages detected", "ms", time.Since(start).Milliseconds(), "names", j.Names())
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	res, err := writeProbe(ctx, pool, workDir)

@@ -13,6 +13,7 @@ import (
 	"oj/core/api"
 	"oj/core/api/client"
 	"oj/core/job"
+	"oj/core/store"
 	"oj/core/wire"
 )
 
@@ -285,6 +286,31 @@ func TestLanguagesAndProblems(t *testing.T) {
 	}
 	if byID["python3"].Lane != string(job.LaneLight) || byID["cpp17"].Lane != string(job.LaneHeavy) || !byID["cpp17"].Compiled {
 		t.Fatalf("languages = %+v", byID)
+	}
+	// Before a worker announced it, a name goes without its version; the commands are
+	// those configured.
+	if l := byID["pypy3"]; l.Name != "PyPy" || l.Detected || len(l.Run) == 0 || len(l.Compile) == 0 || l.MemoryFactor <= 0 {
+		t.Fatalf("pypy3 before any worker = %+v", l)
+	}
+	if l := byID["bash"]; l.Run[0] != "/bin/bash" {
+		t.Fatalf("bash = %+v", l)
+	}
+	// A live worker's detected names are served (one without lanes: no capacity).
+	if _, _, err := store.AnnounceWorker(ctx, e.db, "names-worker", store.Announcement{Lanes: map[string]int{},
+		Languages: []string{"pypy3"}, LanguageNames: map[string]string{"pypy3": "PyPy 7.3.11"}}); err != nil {
+		t.Fatal(err)
+	}
+	langs, err = e.alice.Languages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range langs {
+		if l.ID == "pypy3" && (l.Name != "PyPy 7.3.11" || !l.Detected) {
+			t.Fatalf("pypy3 after a worker announced it = %+v", l)
+		}
+		if l.ID == "python3" && (l.Name != "Python" || l.Detected) {
+			t.Fatalf("python3, which no worker announced = %+v", l)
+		}
 	}
 	p, err := e.alice.Problem(ctx, "aplusb")
 	if err != nil || p.Title != "A+B" || p.Version != 1 || p.CaseCount != 3 || len(p.SHA256) != 64 || p.Checker != "lines" {

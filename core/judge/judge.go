@@ -50,13 +50,15 @@ var (
 // Judge judges tasks. It is safe for concurrent use; each Judge call uses its own
 // directories and sandbox runs.
 type Judge struct {
-	cfg     Config
-	runner  Runner
-	store   objstore.Store
-	cache   *cache.Cache
-	langs   *lang.Set
-	missing map[string][]lang.Missing
-	log     *slog.Logger
+	cfg    Config
+	runner Runner
+	store  objstore.Store
+	cache  *cache.Cache
+	langs  *lang.Set
+	// missing and versions are set at New and by DetectVersions (under mu).
+	missing  map[string][]lang.Missing
+	versions map[string]string
+	log      *slog.Logger
 
 	builds singleflight.Group // testlib checkers and interactors, per package
 	pch    *pchSet
@@ -98,7 +100,7 @@ func New(cfg Config, runner Runner, store objstore.Store, log *slog.Logger) (*Ju
 		return nil, fmt.Errorf("judge: %w", err)
 	}
 	j := &Judge{cfg: cfg, runner: runner, store: store, cache: c, langs: langs,
-		missing: map[string][]lang.Missing{}, log: log}
+		missing: map[string][]lang.Missing{}, versions: map[string]string{}, log: log}
 	for _, m := range langs.CheckToolchains() {
 		j.missing[m.Language] = append(j.missing[m.Language], m)
 		log.Warn("language unavailable on this worker", "language", m.Language, "path", m.Path, "reason", m.Reason)
@@ -187,11 +189,15 @@ func (j *Judge) Languages() *lang.Set { return j.langs }
 // toolchain present). The worker should not claim tasks it does not support.
 func (j *Judge) Supports(language string) bool {
 	_, ok := j.langs.Get(language)
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	return ok && len(j.missing[language]) == 0
 }
 
 // Unavailable lists the configured languages whose toolchains this host lacks.
 func (j *Judge) Unavailable() []lang.Missing {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	var out []lang.Missing
 	for _, ms := range j.missing {
 		out = append(out, ms...)
@@ -265,7 +271,7 @@ func (j *Judge) Decide(ctx context.Context, t job.Task) (Decision, error) {
 	if !ok {
 		return Decision{}, fmt.Errorf("judge %s: %w %q", t.SubmissionID, ErrUnknownLanguage, t.Language)
 	}
-	if ms := j.missing[l.ID]; len(ms) > 0 {
+	if ms := j.missingOf(l.ID); len(ms) > 0 {
 		return Decision{}, fmt.Errorf("judge %s: %w: %s", t.SubmissionID, ErrLanguageUnavailable, ms[0])
 	}
 	if t.Kind == job.KindRun {

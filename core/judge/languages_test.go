@@ -57,6 +57,12 @@ func TestEveryLanguage(t *testing.T) {
 			if !testJudge.Supports(id) {
 				t.Skipf("toolchain missing on this host: %s", missingOf(id))
 			}
+			// The self-check (testMain) ran the version command in the sandbox.
+			if name := testJudge.Names()[id]; len(l.Version) > 0 && name == l.DisplayName("") {
+				t.Errorf("%s: name %q without the detected version", id, name)
+			} else {
+				t.Logf("%s: %s", id, name)
+			}
 			files, err := os.ReadDir(filepath.Join("testdata", "languages", id))
 			if err != nil {
 				t.Fatal(err)

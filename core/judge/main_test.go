@@ -75,6 +75,11 @@ func testMain(m *testing.M) int {
 		fmt.Println(err)
 		return 1
 	}
+	// The worker's self-check: each language's version command in the sandbox (one that
+	// fails there leaves its language unavailable, as on a worker).
+	for _, m := range testJudge.DetectVersions(ctx) {
+		fmt.Println("judge tests: language unavailable:", m)
+	}
 	return m.Run()
 }
 

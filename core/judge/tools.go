@@ -47,7 +47,7 @@ func (j *Judge) toolLanguage(source string) (*lang.Language, error) {
 	if !ok || !l.Compiled() {
 		return nil, fmt.Errorf("%w: %s (needed for %s)", ErrUnknownLanguage, id, source)
 	}
-	if ms := j.missing[id]; len(ms) > 0 {
+	if ms := j.missingOf(id); len(ms) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrLanguageUnavailable, ms[0])
 	}
 	return l, nil

@@ -42,6 +42,8 @@ type Announcement struct {
 	Lanes map[string]int
 	// Languages lists the languages whose self-check passed; nil: any language.
 	Languages []string
+	// LanguageNames are their names with the versions the self-check detected (id → name).
+	LanguageNames map[string]string
 	// RecentErrors are its last system errors, newest first.
 	RecentErrors []WorkerError
 }
@@ -67,17 +69,23 @@ func AnnounceWorker(ctx context.Context, db DB, name string, a Announcement) (Wo
 	if err != nil {
 		return "", "", fmt.Errorf("announce worker: %w", err)
 	}
+	names, err := json.Marshal(a.LanguageNames)
+	if err != nil || a.LanguageNames == nil {
+		names = []byte("{}")
+	}
 	var langs []string
 	if a.Languages != nil {
 		langs = slices.Sorted(slices.Values(a.Languages))
 	}
 	var st WorkerState
 	var reason string
-	err = db.QueryRow(ctx, `INSERT INTO workers (name, lanes, languages, recent_errors) VALUES ($1, $2, $3, $4)
+	err = db.QueryRow(ctx, `INSERT INTO workers (name, lanes, languages, recent_errors, language_names)
+		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (name) DO UPDATE SET lanes = excluded.lanes, languages = excluded.languages,
+		       language_names = excluded.language_names,
 		       recent_errors = excluded.recent_errors, last_seen = now(), stopped_at = NULL,
 		       started_at = CASE WHEN workers.stopped_at IS NOT NULL THEN now() ELSE workers.started_at END
-		RETURNING state, state_reason`, Text(name), lanes, langs, recent).Scan(&st, &reason)
+		RETURNING state, state_reason`, Text(name), lanes, langs, recent, names).Scan(&st, &reason)
 	if err != nil {
 		return "", "", fmt.Errorf("announce worker: %w", err)
 	}

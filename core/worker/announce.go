@@ -33,7 +33,7 @@ func (w *Worker) stateLoop(ctx context.Context) {
 		var err error
 		if time.Since(last) >= announceEvery {
 			st, reason, err = store.AnnounceWorker(ctx, w.db, w.cfg.Name, store.Announcement{Lanes: lanes,
-				Languages: w.languages(), RecentErrors: w.health.recent()})
+				Languages: w.languages(), LanguageNames: w.cfg.LanguageNames, RecentErrors: w.health.recent()})
 			if err == nil {
 				last = time.Now()
 			}

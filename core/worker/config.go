@@ -54,6 +54,9 @@ type Config struct {
 	// self-check) before the worker starts: it is what the worker announces and the only
 	// languages it claims.
 	Languages []string `mapstructure:"languages"`
+	// LanguageNames are the names, with the versions its self-check detected, of the
+	// languages the worker judges (id → name; set by ojd, announced with Languages).
+	LanguageNames map[string]string `mapstructure:"-"`
 	// StatePoll is how often the worker rereads its state (drain, disable, enable,
 	// quarantine) from PostgreSQL.
 	StatePoll time.Duration `mapstructure:"state_poll"`

@@ -100,3 +100,49 @@ func TestDefaultToolchainsOnThisHost(t *testing.T) {
 		}
 	}
 }
+
+func TestDisplayNameAndVersion(t *testing.T) {
+	s, err := Parse([]byte(`languages:
+- {id: a, name: "PyPy {version}", source_file: a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1,
+   version: [a, --version], version_regexp: 'PyPy (\d+\.\d+\.\d+)'}
+- {id: b, name: "C11 (gcc {version})", source_file: b, run: [b], lane: light, time_factor: 1, memory_factor: 1, processes: 1,
+   version: [b]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Get("a")
+	b, _ := s.Get("b")
+	out := "Python 3.9.16 (7.3.11+dfsg-2+deb12u3, Dec 30 2024, 22:36:23)\n[PyPy 7.3.11 with GCC 12.2.0]\n"
+	for _, c := range []struct{ got, want string }{
+		{a.ParseVersion(out), "7.3.11"},
+		{a.ParseVersion("nothing here"), ""},
+		{b.ParseVersion("\n  12.2.0\nmore"), "12.2.0"},
+		{a.DisplayName("7.3.11"), "PyPy 7.3.11"},
+		{a.DisplayName(""), "PyPy"},
+		{b.DisplayName(""), "C11 (gcc)"},
+		{b.DisplayName("12.2.0"), "C11 (gcc 12.2.0)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	for name, y := range map[string]string{
+		"bad regexp":   "version: [a], version_regexp: '('",
+		"regexp alone": "version_regexp: 'x'",
+		"bad package":  "packages: ['Not A Package']",
+	} {
+		_, err := Parse([]byte("languages:\n- {id: a, source_file: a, run: [a], lane: light, time_factor: 1, memory_factor: 1, processes: 1, " + y + "}\n"))
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestOOMMarkers(t *testing.T) {
+	l := &Language{OOMMarker: "MemoryError", OOMMarkers: []string{"Allowed memory size of"}}
+	if !l.IsOOM([]byte("Traceback…\nMemoryError\n")) || !l.IsOOM([]byte("PHP Fatal error:  Allowed memory size of 268435456 bytes exhausted")) ||
+		l.IsOOM([]byte("ValueError")) {
+		t.Fatal("markers not matched as they should")
+	}
+}
