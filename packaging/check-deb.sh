@@ -15,6 +15,12 @@ info=$(dpkg-deb --info "$deb")
 grep -q '^ *Package: oj$' <<<"$info" || bad "control: Package is not oj"
 grep -q '^ *Architecture: amd64$' <<<"$info" || bad "control: Architecture is not amd64"
 grep -q '^ *Depends:.*libseccomp2' <<<"$info" || bad "control: Depends lacks libseccomp2"
+# Every language's Debian packages (languages.yaml) are among the package's Depends,
+# Recommends or Suggests, so that apt shows a deployer what each language needs.
+related=$(grep -E '^ *(Depends|Recommends|Suggests):' <<<"$info" | sed -E 's/^ *[A-Za-z]+://; s/\([^)]*\)//g' | tr ',' '\n' | tr -d ' ')
+for p in $(bash "$(dirname "${BASH_SOURCE[0]}")/../scripts/languages.sh"); do
+	grep -qxF "$p" <<<"$related" || bad "control: language package $p is not in Depends, Recommends or Suggests (packaging/nfpm.yaml)"
+done
 
 contents=$(dpkg-deb --contents "$deb" | awk '{print $NF}' | sed 's|^\./|/|')
 want=(/usr/bin/ojd /usr/bin/ojctl /etc/oj/ojd.yaml

@@ -9,6 +9,11 @@
 set -euo pipefail
 
 OJ_DEB_PACKAGES="postgresql redis-server openssl libseccomp-dev gcc g++ make tmux python3 openjdk-17-jdk-headless rustc curl git ca-certificates"
+# The toolchains of the judge's languages: the "packages" of languages.yaml
+# (scripts/languages.sh), so that every language's tests run here and in CI.
+# shellcheck source=languages.sh
+. "$(dirname "${BASH_SOURCE[0]}")/languages.sh"
+OJ_DEB_PACKAGES+=" $(oj_language_packages | tr '\n' ' ')"
 # promtool (monitoring/check.sh) comes with Debian's prometheus.
 command -v promtool >/dev/null 2>&1 || OJ_DEB_PACKAGES+=" prometheus"
 OJ_GO_MIN="1.22"

@@ -19,6 +19,7 @@ func newRootCmd() *cobra.Command {
   ojd migrate up   applies the database migrations
   ojd token create creates an API token
   ojd config       prints the effective configuration
+  ojd languages install  installs the toolchains of the configured languages
 
 Configuration comes from --config (default /etc/oj/ojd.yaml), overridden by OJ_*
 environment variables (OJ_POSTGRES_URL, OJ_REDIS_ADDR, ...), overridden by flags.`,
@@ -35,6 +36,7 @@ environment variables (OJ_POSTGRES_URL, OJ_REDIS_ADDR, ...), overridden by flags
 		newTokenCmd(),
 		newConfigCmd(),
 		newSandboxCmd(),
+		newLanguagesCmd(),
 	)
 	return root
 }

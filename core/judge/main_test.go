@@ -69,7 +69,9 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer testJudge.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Three precompiled headers (C++17, 20, 23) and Go's build cache: minutes on a
+	// loaded host.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	if err := testJudge.WaitReady(ctx); err != nil {
 		fmt.Println(err)
@@ -77,7 +79,9 @@ func testMain(m *testing.M) int {
 	}
 	// The worker's self-check: each language's version command in the sandbox (one that
 	// fails there leaves its language unavailable, as on a worker).
-	for _, m := range testJudge.DetectVersions(ctx) {
+	vctx, vcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer vcancel()
+	for _, m := range testJudge.DetectVersions(vctx) {
 		fmt.Println("judge tests: language unavailable:", m)
 	}
 	return m.Run()

@@ -18,6 +18,17 @@ func TestDefaultsHaveTheSixLanguages(t *testing.T) {
 			t.Errorf("%s: incomplete: %+v", id, l)
 		}
 	}
+	// Every default language can be installed and is detected (Go comes from go.dev).
+	for _, id := range []string{"c11", "c17", "cpp17", "cpp20", "cpp23", "python3", "pypy3", "go", "java17", "rust",
+		"bash", "perl", "lua", "ruby", "php"} {
+		l, ok := s.Get(id)
+		if !ok {
+			t.Fatalf("default language %s missing", id)
+		}
+		if len(l.Version) == 0 || !strings.Contains(l.Name, "{version}") || (len(l.Packages) == 0 && id != "go") {
+			t.Errorf("%s: no version command, {version} in its name or packages: %+v", id, l)
+		}
+	}
 	if l, _ := s.Get("python3"); l.Lane != "light" {
 		t.Errorf("python3 lane = %s, want light", l.Lane)
 	}
