@@ -162,6 +162,7 @@ func TestAttacksAreBlocked(t *testing.T) {
 		{"setns"},
 		{"nice"},
 		{"sched-idle"},
+		{"sched-batch"},
 		{"sched-attr"},
 		{"clone-newuser"},
 		{"socket", "inet"},
@@ -178,6 +179,17 @@ func TestAttacksAreBlocked(t *testing.T) {
 				t.Fatalf("status %s stdout %q: the attack was not blocked", res.Status, res.Stdout)
 			}
 		})
+	}
+}
+
+// TestSchedOtherIsAllowed: setting the normal scheduling policy, which every run has,
+// succeeds (Mono does it on every thread it starts and prints a warning on stdout when
+// refused); any other policy is an attack above.
+func TestSchedOtherIsAllowed(t *testing.T) {
+	t.Parallel()
+	res := run(t, Spec{Args: []string{bin("attack"), "sched-other"}, Limits: Limits{CPU: time.Second}})
+	if res.Status != OK || !strings.HasPrefix(string(res.Stdout), "allowed") {
+		t.Fatalf("status %s stdout %q: sched_setscheduler(SCHED_OTHER) was refused", res.Status, res.Stdout)
 	}
 }
 

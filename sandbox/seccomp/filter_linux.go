@@ -57,6 +57,16 @@ func Build() ([]byte, error) {
 			return nil, fmt.Errorf("seccomp clone3: %w", err)
 		}
 	}
+	if sched, err := libseccomp.GetSyscallFromName("sched_setscheduler"); err == nil {
+		// The comparison is on the whole register: only exactly SCHED_OTHER passes.
+		c, err := libseccomp.MakeCondition(1, libseccomp.CompareNotEqual, SchedPolicyAllowed)
+		if err != nil {
+			return nil, fmt.Errorf("seccomp sched_setscheduler condition: %w", err)
+		}
+		if err := f.AddRuleConditional(sched, eperm, []libseccomp.ScmpCondition{c}); err != nil {
+			return nil, fmt.Errorf("seccomp sched_setscheduler: %w", err)
+		}
+	}
 	if err := allowSocketFamilies(f, AllowedSocketFamilies); err != nil {
 		return nil, err
 	}

@@ -26,8 +26,16 @@ var Denied = []string{
 	// wait as the host's (Result.Stalled), not the program's: it would run past its wall
 	// limit into sandbox.max_stall and end as SE, a system error retried until dead
 	// instead of the TLE it earned. No judged program needs to change its priority.
-	"setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam",
+	// sched_setscheduler is refused by a rule of its own (SchedPolicyAllowed).
+	"setpriority", "sched_setattr", "sched_setparam",
 }
+
+// SchedPolicyAllowed is the one scheduling policy sched_setscheduler(2) may set: the
+// normal one, which every run already has. Mono sets it on each thread it starts
+// (pthread_setschedparam to SCHED_OTHER) and, refused, prints a warning on the
+// program's standard output. Any other policy (SCHED_IDLE, SCHED_BATCH, real-time)
+// fails with EPERM, as does a policy word with flags or high bits set.
+const SchedPolicyAllowed = 0 // SCHED_OTHER
 
 // AllowedSocketFamilies are the only address families socket(2) and socketpair(2)
 // accept; any other (AF_INET, AF_INET6, AF_VSOCK, AF_NETLINK, AF_PACKET, …) fails with

@@ -102,6 +102,18 @@ int main(int argc, char **argv) {
 		if (sched_setscheduler(0, SCHED_IDLE, &p) < 0) return blocked("sched_setscheduler SCHED_IDLE");
 		return escaped("sched_setscheduler SCHED_IDLE");
 	}
+	if (!strcmp(m, "sched-batch")) {
+		struct sched_param p = {0};
+		if (sched_setscheduler(0, SCHED_BATCH, &p) < 0) return blocked("sched_setscheduler SCHED_BATCH");
+		return escaped("sched_setscheduler SCHED_BATCH");
+	}
+	if (!strcmp(m, "sched-other")) {
+		/* Not an attack: the policy every run has, which Mono sets on its threads. */
+		struct sched_param p = {0};
+		if (sched_setscheduler(0, SCHED_OTHER, &p) < 0) return blocked("sched_setscheduler SCHED_OTHER");
+		printf("allowed: sched_setscheduler SCHED_OTHER\n");
+		return 0;
+	}
 	if (!strcmp(m, "sched-attr")) {
 		unsigned int attr[14] = {48, 5 /* SCHED_IDLE */};
 		if (syscall(SYS_sched_setattr, 0, attr, 0) < 0) return blocked("sched_setattr SCHED_IDLE");

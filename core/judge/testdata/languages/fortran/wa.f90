@@ -1,0 +1,6 @@
+program wa
+  implicit none
+  integer(kind=8) :: a, b
+  read (*, *) a, b
+  print '(I0)', a + b + 1
+end program wa

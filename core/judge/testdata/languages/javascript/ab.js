@@ -1,0 +1,2 @@
+const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\s+/).map(BigInt);
+console.log(String(a + b));

@@ -1,0 +1,6 @@
+const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\s+/).map(BigInt);
+let x = 0;
+while (x !== -1) {
+  x = (x * 31 + 7) % 1000003;
+}
+console.log(String(a + b + BigInt(x)));

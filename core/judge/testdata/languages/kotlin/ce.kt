@@ -1,0 +1,4 @@
+fun main() {
+    val a: Long = "not a number"
+    println(a
+}

@@ -1,0 +1,1 @@
+let () = Scanf.scanf " %d %d" (fun a b -> Printf.printf "%d\n" (a + b + 1))

@@ -1,0 +1,6 @@
+program wa;
+var a, b: int64;
+begin
+  readln(a, b);
+  writeln(a + b + 1);
+end.

@@ -1,0 +1,23 @@
+// Four worker threads each sum a quarter of 1..4000000; the total is checked before a+b.
+import { Worker, isMainThread, parentPort, workerData } from 'worker_threads';
+
+if (isMainThread) {
+  const [a, b]: bigint[] = require('fs').readFileSync(0, 'utf8').trim().split(/\s+/).map(BigInt);
+  const n = 4000000;
+  const parts: Promise<number>[] = [];
+  for (let t = 0; t < 4; t++) {
+    parts.push(new Promise<number>((resolve, reject) => {
+      const w = new Worker(__filename, { workerData: { from: t * n / 4 + 1, to: (t + 1) * n / 4 } });
+      w.once('message', resolve);
+      w.once('error', reject);
+    }));
+  }
+  Promise.all(parts).then((sums: number[]) => {
+    if (sums.reduce((x, y) => x + y, 0) !== n * (n + 1) / 2) throw new Error('wrong sum');
+    console.log(String(a + b));
+  });
+} else {
+  let s = 0;
+  for (let i: number = workerData.from; i <= workerData.to; i++) s += i;
+  parentPort.postMessage(s);
+}
