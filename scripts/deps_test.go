@@ -11,7 +11,7 @@ import (
 
 // The tools deps.sh and the scripts before it use, taken from the machine; apt-get and
 // dpkg-query are stand-ins, so nothing is installed and promtool is never on PATH.
-var depsTools = []string{"dirname", "id", "tee", "chmod", "rm", "comm", "sort", "env", "ln", "mkdir"}
+var depsTools = []string{"dirname", "id", "tee", "chmod", "rm", "comm", "sort", "env", "ln", "mkdir", "awk", "tr"}
 
 // depsBin makes a PATH of the machine's depsTools and extra, and of stand-ins for
 // dpkg-query (nothing is installed) and apt-get, which logs what it is asked to install
@@ -89,7 +89,7 @@ func runUntilDeps(t *testing.T, script, bin, root, log string) []string {
 // make run installs what running needs, make test that and its tools: promtool (Debian's
 // prometheus) only for the tests.
 func TestMakeRunInstallsWhatRunningNeedsAndMakeTestItsTools(t *testing.T) {
-	runTools := []string{"postgresql", "redis-server", "libseccomp-dev", "gcc", "python3"}
+	runTools := []string{"postgresql", "redis-server", "libseccomp-dev", "gcc", "python3", "pypy3", "kotlin", "ghc"}
 	testTools := []string{"prometheus", "tmux", "openssl", "curl"}
 	for _, c := range []struct {
 		script     string
