@@ -10,10 +10,12 @@
 package dispatch
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"oj/core/job"
+	"oj/core/store"
 	"oj/core/webhook"
 )
 
@@ -50,6 +52,12 @@ type Config struct {
 	// Runs is the runs' part (key "runs"): the dispatcher deletes runs older than
 	// Runs.Retention.
 	Runs job.RunsConfig `mapstructure:"-"`
+	// RunCallbackBody renders the body of a run's callback (the run ended: finished,
+	// dead or canceled), once, at its first try; the same bytes go out on every try. It
+	// is the face's that made the run (the Judge0 face renders a Judge0 submission),
+	// chosen by run.Origin; nil sends the run as oj's own API shows it (wire.Run). An
+	// error fails the callback for good (it is logged and counted).
+	RunCallbackBody func(ctx context.Context, run *store.Submission) (contentType string, body []byte, err error) `mapstructure:"-"`
 }
 
 // EventsConfig configures the results feed (key "events").

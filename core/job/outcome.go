@@ -47,6 +47,35 @@ type RunSpec struct {
 	OutputBytes int      `json:"output_bytes"`
 	// Clamped says which of the caller's limits were over the maxima, and what applied.
 	Clamped []string `json:"clamped,omitempty"`
+
+	// The options below are all optional: zero is a run as it has always been.
+
+	// WallMS is the wall-clock limit per input (0: the judge's, derived from TimeMS).
+	WallMS int `json:"wall_ms,omitempty"`
+	// ExtraTimeMS is CPU time the program may use past TimeMS before it is killed; an
+	// input that used more than TimeMS is TLE all the same (it only delays the kill, so
+	// that the time reported is the time used).
+	ExtraTimeMS int `json:"extra_time_ms,omitempty"`
+	// StackKB is RLIMIT_STACK (0: as large as the memory limit).
+	StackKB int `json:"stack_kb,omitempty"`
+	// Processes bounds the program's processes and threads together (0: the language's).
+	Processes int `json:"processes,omitempty"`
+	// MaxFileKB is the largest file the program may create or write (RLIMIT_FSIZE; a
+	// write past it kills the program with SIGXFSZ). 0: the output limit.
+	MaxFileKB int `json:"max_file_kb,omitempty"`
+	// CompilerArgs are appended to the language's compile command just before the source
+	// argument, and Args to the run command: argv entries, never seen by a shell.
+	CompilerArgs []string `json:"compiler_args,omitempty"`
+	Args         []string `json:"args,omitempty"`
+	// Files is a zip unpacked into the work dir beside the source before compiling
+	// (bounded like a problem package: entries, sizes, no links, no path outside).
+	Files []byte `json:"files,omitempty"`
+	// RedirectStderr sends the program's standard error into its standard output (one
+	// stream, in the order written); RunResult.Stderr stays empty.
+	RedirectStderr bool `json:"redirect_stderr,omitempty"`
+	// Runs is how many times each input is run (0 or 1: once); the result is the last
+	// run's, with its time and memory the averages over all of them.
+	Runs int `json:"runs,omitempty"`
 }
 
 // RunStatus is how one input's run ended.

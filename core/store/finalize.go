@@ -25,12 +25,13 @@ type Result struct {
 const finalizeSQL = `
 WITH input AS (
     SELECT * FROM unnest($1::text[]::uuid[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::bigint[],
-                         $7::text[], $8::jsonb[], $11::text[], $12::jsonb[])
-             AS i(id, attempt, verdict, score, time_ms, memory_kb, compile_output, cases, error, run_results)
+                         $7::text[], $8::jsonb[], $11::text[], $12::jsonb[], $13::bytea[])
+             AS i(id, attempt, verdict, score, time_ms, memory_kb, compile_output, cases, error, run_results, compile_raw)
 ), done AS (
     UPDATE submissions s
        SET state = 'finished', verdict = NULLIF(i.verdict, ''), run_results = i.run_results, score = i.score, time_ms = i.time_ms,
            memory_kb = i.memory_kb, compile_output = i.compile_output, cases = i.cases,
+           compile_raw = CASE WHEN s.kind = 'run' THEN i.compile_raw END,
            lease_owner = NULL, lease_until = NULL, finished_at = $10, last_error = i.error
       FROM input i
      WHERE s.id = i.id AND s.attempt = i.attempt AND s.lease_owner = $9
@@ -63,6 +64,8 @@ func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, n
 	outputs, cases, errs := make([]string, n), make([]string, n), make([]string, n)
 	// A run's results (NULL for a submission, and for a run that ended CE or SE).
 	runs := make([]*string, n)
+	// A compile output that Text had to change, byte for byte (kept for runs only).
+	raws := make([][]byte, n)
 	index := make(map[string]int, n)
 	for i, r := range results {
 		o := r.Outcome
@@ -75,6 +78,9 @@ func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, n
 		verdicts[i], scores[i] = string(o.Verdict), o.Score
 		times[i], mems[i] = int64(o.TimeMS), int64(o.MemoryKB)
 		outputs[i], errs[i] = Text(o.CompileOutput), Text(r.Error)
+		if outputs[i] != o.CompileOutput {
+			raws[i] = []byte(o.CompileOutput)
+		}
 		b, err := encodeCases(o.Cases)
 		if err != nil {
 			return nil, fmt.Errorf("finalize %s: encode cases: %w", r.ID, err)
@@ -90,7 +96,7 @@ func FinalizeBatch(ctx context.Context, db DB, owner string, results []Result, n
 		}
 		index[r.ID] = i
 	}
-	rows, err := db.Query(ctx, finalizeSQL, ids, attempts, verdicts, scores, times, mems, outputs, cases, owner, now, errs, runs)
+	rows, err := db.Query(ctx, finalizeSQL, ids, attempts, verdicts, scores, times, mems, outputs, cases, owner, now, errs, runs, raws)
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
 	}

@@ -39,7 +39,7 @@ func requeue(ctx context.Context, db DB, ids []string, lane job.Lane, event Even
 	err := InTx(ctx, db, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			UPDATE submissions SET state = 'queued', failures = 0, verdict = NULL, score = NULL,
-			       time_ms = NULL, memory_kb = NULL, compile_output = '', cases = '[]', last_error = '',
+			       time_ms = NULL, memory_kb = NULL, compile_output = '', compile_raw = NULL, cases = '[]', last_error = '',
 			       finished_at = NULL, queued_at = $2, lane = coalesce(NULLIF($3, ''), lane)
 			 WHERE id = ANY($1::text[]::uuid[]) AND kind = 'submission' AND `+cond+`
 			RETURNING id::text, lane, trace_id, attempt`, ids, now, string(lane))

@@ -29,7 +29,21 @@ type NewRun struct {
 	// MaxLive, when > 0, refuses the run (a *RunsLiveError) while its owner has that many
 	// runs queued or running.
 	MaxLive int
+	// PublicToken, when set, is a capability that reads the run (GetRunByPublicToken): a
+	// random, unguessable string of 16 to 128 bytes, unique (ErrPublicTokenTaken).
+	PublicToken string
+	// Callback, when set, is a URL the run's result is PUT to when it ends (finished,
+	// dead or canceled): the dispatcher's run callbacks (run_callbacks.go).
+	Callback string
+	// Origin names the face the run came through ("" is OriginAPI).
+	Origin string
 }
+
+// Origins of runs.
+const (
+	OriginAPI    = "api"
+	OriginJudge0 = "judge0"
+)
 
 // RunsBacklogError is a run refused because Queued runs wait, Limit being the cap, and
 // its owner has Mine of them.
@@ -89,8 +103,8 @@ func checkRunBounds(ctx context.Context, tx pgx.Tx, n NewRun) error {
 
 const insertRunSQL = `
 INSERT INTO submissions (id, kind, owner_id, problem_id, problem_version, language, lane, source, max_attempts,
-                         trace_id, metadata, run_spec)
-VALUES ($1, 'run', $2, '', 0, $3, 'run', $4, $5, $6, coalesce($7::jsonb, '{}'), $8)`
+                         trace_id, metadata, run_spec, public_token, callback_url, origin)
+VALUES ($1, 'run', $2, '', 0, $3, 'run', $4, $5, $6, coalesce($7::jsonb, '{}'), $8, NULLIF($9, ''), NULLIF($10, ''), $11)`
 
 // SubmitRun accepts a run like Submit a submission: the row, its outbox row on lane run
 // and its first history row commit in one transaction, or nothing does.
@@ -101,6 +115,9 @@ func SubmitRun(ctx context.Context, db DB, n NewRun) (string, error) {
 	}
 	if n.MaxAttempts <= 0 {
 		n.MaxAttempts = 3
+	}
+	if n.Origin == "" {
+		n.Origin = OriginAPI
 	}
 	var meta []byte
 	if len(n.Metadata) > 0 {
@@ -117,8 +134,8 @@ func SubmitRun(ctx context.Context, db DB, n NewRun) (string, error) {
 			return err
 		}
 		if _, err := tx.Exec(ctx, insertRunSQL, id.String(), n.OwnerID, n.Language, n.Source, n.MaxAttempts,
-			n.TraceID, meta, spec); err != nil {
-			return err
+			n.TraceID, meta, spec, n.PublicToken, n.Callback, n.Origin); err != nil {
+			return publicTokenTaken(err)
 		}
 		if err := EnqueueJob(ctx, tx, id.String(), job.LaneRun, n.TraceID, 0); err != nil {
 			return err
@@ -172,12 +189,15 @@ func GetRun(ctx context.Context, db DB, id string) (*Submission, error) {
 // ended run goes: a queued one is still owed its judgment (and its owner its result),
 // and a running one's worker would otherwise write back to nothing. One that waited
 // long keeps the whole retention after its end, for its owner to read. Runs never have
-// dead letters or feed events.
+// dead letters or feed events. A run whose callback has not rendered its body yet (the
+// dispatcher has not tried it) is kept until it has.
 const pruneRunsSQL = `
 WITH victims AS (
     SELECT id FROM submissions
      WHERE kind = 'run' AND created_at < $1 AND state IN ('finished', 'dead', 'canceled')
        AND (finished_at IS NULL OR finished_at < $1)
+       AND NOT EXISTS (SELECT 1 FROM run_callbacks c
+                        WHERE c.submission_id = submissions.id AND c.status = 'pending' AND c.payload IS NULL)
      ORDER BY created_at, id LIMIT $2
        FOR UPDATE SKIP LOCKED
 ), o AS (

@@ -147,6 +147,10 @@ type Submission struct {
 	Kind       job.Kind
 	Run        *job.RunSpec
 	RunResults []job.RunResult
+	// PublicToken, Callback and Origin are a run's (NewRun's); empty for a submission.
+	PublicToken string
+	Callback    string
+	Origin      string
 }
 
 const insertSubmissionSQL = `
@@ -209,18 +213,22 @@ const submissionColumns = `id::text, owner_id, problem_id, problem_version, prob
     source, state, attempt, failures, max_attempts, coalesce(lease_owner, ''), lease_until,
     coalesce(verdict, ''), coalesce(score, 0), coalesce(time_ms, 0), coalesce(memory_kb, 0),
     compile_output, cases, last_error, trace_id, metadata, purpose, created_at, queued_at, started_at, finished_at,
-    kind, run_spec, run_results`
+    kind, run_spec, run_results, coalesce(public_token, ''), coalesce(callback_url, ''), origin, compile_raw`
 
 func scanSubmission(row pgx.Row) (*Submission, error) {
 	var s Submission
 	var lane, state, verdict, kind string
-	var cases []byte
+	var cases, compileRaw []byte
 	err := row.Scan(&s.ID, &s.OwnerID, &s.ProblemID, &s.ProblemVersion, &s.ProblemSHA256, &s.Language,
 		&lane, &s.Source, &state, &s.Attempt, &s.Failures, &s.MaxAttempts, &s.LeaseOwner, &s.LeaseUntil,
 		&verdict, &s.Score, &s.TimeMS, &s.MemoryKB, &s.CompileOutput, &cases, &s.LastError, &s.TraceID,
-		&s.Metadata, &s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt, &kind, &s.Run, &s.RunResults)
+		&s.Metadata, &s.Purpose, &s.CreatedAt, &s.QueuedAt, &s.StartedAt, &s.FinishedAt, &kind, &s.Run, &s.RunResults,
+		&s.PublicToken, &s.Callback, &s.Origin, &compileRaw)
 	if err != nil {
 		return nil, err
+	}
+	if compileRaw != nil {
+		s.CompileOutput = string(compileRaw)
 	}
 	s.Lane, s.State, s.Verdict, s.Kind = job.Lane(lane), job.State(state), job.Verdict(verdict), job.Kind(kind)
 	if s.Cases, err = decodeCases(cases); err != nil {

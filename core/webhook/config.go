@@ -43,6 +43,11 @@ type Config struct {
 	// RotationGrace is how long an endpoint's previous secret keeps signing (a second
 	// signature) after a rotation.
 	RotationGrace time.Duration `mapstructure:"rotation_grace"`
+	// CallbackSecret signs run callbacks (a run's callback URL, given by its caller, not
+	// an endpoint with a secret of its own): whsec_ and base64, as webhook secrets. Empty,
+	// callbacks go out unsigned: webhook-id and webhook-timestamp are sent, no
+	// webhook-signature.
+	CallbackSecret string `mapstructure:"callback_secret"`
 }
 
 // DefaultConfig returns the defaults: 10 s tries, 16 at once and 4 at once to one
@@ -97,6 +102,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("webhooks.retention: %v is under 1h", c.Retention)
 	case c.RotationGrace < 0:
 		return fmt.Errorf("webhooks.rotation_grace: must not be negative")
+	}
+	if c.CallbackSecret != "" {
+		if _, err := Sign([]string{c.CallbackSecret}, "", 0, nil); err != nil {
+			return fmt.Errorf("webhooks.callback_secret: want whsec_ and base64 (32 random bytes: whsec_$(head -c32 /dev/urandom | base64)), or empty")
+		}
 	}
 	for i, d := range c.Schedule {
 		if d <= 0 {

@@ -57,8 +57,12 @@ func (s *Sender) Close() { s.client.CloseIdleConnections() }
 type Message struct {
 	ID      string   // webhook-id: the delivery's, the same on every try
 	URL     string   // the endpoint's
-	Secrets []string // signing secrets (the previous one too during a rotation's grace)
+	Secrets []string // signing secrets (the previous one too during a rotation's grace); none: unsigned
 	Body    []byte
+	// Method is the request's (a run callback is a PUT); empty: POST.
+	Method string
+	// ContentType is the body's; empty: application/json.
+	ContentType string
 }
 
 // Result is what a try came to.
@@ -93,16 +97,25 @@ func (s *Sender) Send(ctx context.Context, m Message, now time.Time) Result {
 	if err != nil {
 		return Result{Outcome: Failed, Error: err.Error()}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
+	method, contentType := m.Method, m.ContentType
+	if method == "" {
+		method = http.MethodPost
+	}
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, m.URL, bytes.NewReader(m.Body))
 	if err != nil {
 		return Result{Outcome: Failed, Error: "request: " + err.Error()}
 	}
 	h := req.Header
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", contentType)
 	h.Set("User-Agent", UserAgent)
 	h.Set("webhook-id", m.ID)
 	h.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	h.Set("webhook-signature", sig)
+	if sig != "" {
+		h.Set("webhook-signature", sig)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return Result{Outcome: Failed, Error: s.describe(err)}
