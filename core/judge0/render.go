@@ -50,7 +50,7 @@ var Fields = []string{"source_code", "language_id", "stdin", "expected_output", 
 	"status", "language"}
 
 // DefaultFields are what a submission shows without ?fields.
-var DefaultFields = []string{"token", "time", "memory", "stdout", "stderr", "compile_output", "message", "status"}
+var DefaultFields = []string{"stdout", "time", "memory", "stderr", "token", "compile_output", "message", "status"}
 
 // textFields are base64-encoded in an answer when base64_encoded=true.
 var textFields = map[string]bool{"source_code": true, "stdin": true, "expected_output": true, "stdout": true,
@@ -222,4 +222,15 @@ func decimal(sec float64) string {
 func seconds(ms float64) *string {
 	s := decimal(ms / 1000)
 	return &s
+}
+
+// CallbackBody is what Judge0 PUTs to a submission's callback_url when it ends: the
+// default fields, base64-encoded (whatever the request said), as JSON.
+func CallbackBody(s *store.Submission, langs *Languages) (contentType string, body []byte, err error) {
+	o, err := Render(s, s.PublicToken, langs, DefaultFields, true)
+	if err != nil {
+		return "", nil, err
+	}
+	body, err = o.MarshalJSON()
+	return "application/json", body, err
 }
