@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"oj/core/api"
+	j0api "oj/core/api/judge0"
 	"oj/core/dispatch"
 	"oj/core/job"
 	"oj/core/judge"
@@ -27,10 +28,12 @@ import (
 // Config is the whole of ojd.yaml. It is read once, here, and handed down as typed
 // structs: nothing under core/ or sandbox/ reads the environment.
 type Config struct {
-	Postgres   store.PoolConfig `mapstructure:"postgres"`
-	Redis      stream.Config    `mapstructure:"redis"`
-	API        api.Config       `mapstructure:"api"`
-	Dispatcher dispatch.Config  `mapstructure:"dispatcher"`
+	Postgres store.PoolConfig `mapstructure:"postgres"`
+	Redis    stream.Config    `mapstructure:"redis"`
+	API      api.Config       `mapstructure:"api"`
+	// Judge0 is the Judge0 CE-compatible API the API daemon serves beside its own.
+	Judge0     j0api.Config    `mapstructure:"judge0"`
+	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
 	// Events is the results feed's retention, which the dispatcher keeps.
 	Events dispatch.EventsConfig `mapstructure:"events"`
 	// Webhooks are sent by the dispatcher.
@@ -56,6 +59,7 @@ func defaultConfig() Config {
 		Postgres:   store.DefaultPoolConfig(),
 		Redis:      stream.DefaultConfig(),
 		API:        api.DefaultConfig(),
+		Judge0:     j0api.DefaultConfig(),
 		Dispatcher: dispatch.DefaultConfig(),
 		Events:     dispatch.DefaultEventsConfig(),
 		Webhooks:   webhook.DefaultConfig(),
@@ -78,7 +82,7 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.Postgres, c.Redis, c.API, c.Dispatcher, c.Events, c.Webhooks, c.Runs,
+	for _, v := range []interface{ Validate() error }{c.Postgres, c.Redis, c.API, c.Judge0, c.Dispatcher, c.Events, c.Webhooks, c.Runs,
 		c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err

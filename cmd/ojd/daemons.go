@@ -46,9 +46,11 @@ func apiDaemon(ln net.Listener, others <-chan struct{}) daemon {
 		cfg := d.cfg.API
 		cfg.Webhooks = d.cfg.Webhooks
 		cfg.Runs = d.cfg.Runs
-		return api.New(cfg, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
+		srv := api.New(cfg, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
 			PackageLimits: d.cfg.Judge.PackageLimits, Builds: builds, Registerer: d.reg, Gatherer: d.reg,
-			Clock: clock.Real{}, Log: d.log.With("component", "api")}).ServeDraining(ctx, ln, others)
+			Clock: clock.Real{}, Log: d.log.With("component", "api")})
+		mountJudge0(srv, d, langs)
+		return srv.ServeDraining(ctx, ln, others)
 	}
 }
 
