@@ -173,6 +173,9 @@ func (c Config) withDefaults(l Limits) Limits {
 	if l.Output <= 0 {
 		l.Output = c.OutputBytes
 	}
+	if l.FileSize <= 0 {
+		l.FileSize = l.Output
+	}
 	if l.Pids <= 0 {
 		l.Pids = c.Pids
 	}

@@ -80,7 +80,8 @@ func (r *runState) result(nr ns.Result, st cgroup.Stats, statErr error) (Result,
 	// file that reached it means the program tried to write more: runtimes that ignore
 	// SIGXFSZ (Python, the JVM) get EFBIG and then fail or exit, which is still OLE.
 	// Captured pipes are counted exactly and are over only past the limit.
-	full := r.outFile != nil && res.StdoutBytes >= lim.Output || r.errFile != nil && res.StderrBytes >= lim.Output
+	fileMax := min(lim.Output, lim.FileSize)
+	full := r.outFile != nil && res.StdoutBytes >= fileMax || r.errFile != nil && res.StderrBytes >= fileMax
 	killedFor, killMsg := r.kill.reason()
 	res.Status, res.Error = classify(res, st, killedFor, killMsg, full)
 	res.HostBusy = killedFor == stalledSE
@@ -108,6 +109,8 @@ func classify(r Result, st cgroup.Stats, killedFor Status, killMsg string, outpu
 		return TLE, fmt.Sprintf("CPU time %v over %v", r.CPU.Round(time.Millisecond), l.CPU)
 	case killedFor == OLE:
 		return OLE, killMsg
+	case sig == syscall.SIGXFSZ && l.FileSize < l.Output:
+		return OLE, fmt.Sprintf("a file reached the file size limit of %d bytes (SIGXFSZ)", l.FileSize)
 	case sig == syscall.SIGXFSZ || outputFull || r.StdoutBytes > l.Output || r.StderrBytes > l.Output:
 		return OLE, fmt.Sprintf("output reached the limit of %d bytes", l.Output)
 	case sig == syscall.SIGSYS:

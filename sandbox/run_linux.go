@@ -114,7 +114,7 @@ func (r *runState) begin() error {
 		req.Env = p.cfg.Env
 	}
 	req.Rlimits[ns.RlimitStack] = uint64(lim.Stack)
-	req.Rlimits[ns.RlimitFsize] = uint64(lim.Output)
+	req.Rlimits[ns.RlimitFsize] = uint64(lim.FileSize)
 	req.Rlimits[ns.RlimitNofile] = uint64(lim.OpenFiles)
 	req.Rlimits[ns.RlimitCPU] = uint64((lim.CPU+time.Second-1)/time.Second) + 1
 	var err error

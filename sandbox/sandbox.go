@@ -85,8 +85,11 @@ type Limits struct {
 	// Stack is RLIMIT_STACK in bytes; zero means equal to Memory.
 	Stack int64
 	// Output caps, in bytes, captured or redirected stdout and stderr each, and the size
-	// of any single file the program writes (RLIMIT_FSIZE).
+	// of any single file the program writes (RLIMIT_FSIZE) unless FileSize is set.
 	Output int64
+	// FileSize is RLIMIT_FSIZE in bytes, the largest file the program may write (a write
+	// past it fails with EFBIG after SIGXFSZ, which kills by default); zero means Output.
+	FileSize int64
 	// Pids caps the run's processes plus threads (cgroup pids.max).
 	Pids int
 	// OpenFiles is RLIMIT_NOFILE.

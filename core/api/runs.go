@@ -209,31 +209,9 @@ func canSeeRun(tok *store.Token, ownerID *int64) bool {
 	return tok.Role == roleAdmin || (ownerID != nil && *ownerID == tok.ID)
 }
 
-// runToWire is a run as the API shows it; like a submission's, an error's details past
-// its first line are for admins only.
+// runToWire is a run as the API shows it to tok's holder.
 func runToWire(s *store.Submission, tok *store.Token) wire.Run {
-	out := wire.Run{ID: s.ID, Language: s.Language, State: string(s.State), Attempt: s.Attempt,
-		CompileOutput: s.CompileOutput, Results: make([]wire.RunResult, 0, len(s.RunResults)),
-		Metadata: nonNilMeta(s.Metadata), CreatedAt: s.CreatedAt, FinishedAt: s.FinishedAt, Clamped: []string{}}
-	if s.Run != nil {
-		out.Limits, out.Clamped, out.Inputs = runLimits(*s.Run), nonNilStrings(s.Run.Clamped), len(s.Run.Stdins)
-	}
-	if s.Verdict != "" {
-		v := string(s.Verdict)
-		out.Verdict = &v
-	}
-	out.Error = render.SubmissionError(s)
-	if tok == nil || tok.Role != roleAdmin {
-		out.Error, _, _ = strings.Cut(out.Error, "\n")
-	}
-	for _, r := range s.RunResults {
-		out.Results = append(out.Results, wire.RunResult{Index: r.Index, Status: string(r.Status), ExitCode: r.ExitCode,
-			Signal: r.Signal, TimeMS: r.TimeMS, WallMS: r.WallMS, MemoryKB: r.MemoryKB, Stdout: r.Stdout, Stderr: r.Stderr,
-			StdoutTruncated: r.StdoutTruncated, StderrTruncated: r.StderrTruncated, Message: r.Message})
-	}
-	return out
+	return render.Run(s, tok != nil && tok.Role == roleAdmin)
 }
 
-func runLimits(s job.RunSpec) wire.RunLimits {
-	return wire.RunLimits{TimeMS: s.TimeMS, MemoryMB: s.MemoryMB, OutputBytes: s.OutputBytes}
-}
+func runLimits(s job.RunSpec) wire.RunLimits { return render.RunLimits(s) }

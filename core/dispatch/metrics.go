@@ -30,6 +30,13 @@ type Metrics struct {
 	// WebhookUnrenderable counts events sent as their stand-in (core/render): their
 	// stored data could not be rendered.
 	WebhookUnrenderable prometheus.Counter
+	// Run callbacks (run_callbacks.go): tries by what they decided, callbacks pending,
+	// the oldest pending one's age, failed ones kept, and bodies the renderer refused.
+	RunCallbackTries         *prometheus.CounterVec
+	RunCallbackBacklog       prometheus.Gauge
+	RunCallbackOldestPending prometheus.Gauge
+	RunCallbackFailed        prometheus.Gauge
+	RunCallbackUnrenderable  prometheus.Counter
 	// NoWorker counts, per lane and language, the job rows held back because no live
 	// active worker runs their language (capable.go).
 	NoWorker *prometheus.GaugeVec
@@ -105,6 +112,22 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		LanguageWorkers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "oj_language_workers", Help: "Live workers that run a language, by language and state (active, draining, disabled, quarantined); a language whose last worker stopped stays at 0.",
 		}, []string{"language", "state"}),
+		RunCallbackTries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "oj_run_callback_tries_total",
+			Help: "Run callback tries, by what each decided: delivered (a 2xx), retry, failed (its window is over, a 410, or no body).",
+		}, []string{"outcome"}),
+		RunCallbackBacklog: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "oj_run_callback_backlog", Help: "Run callbacks not delivered yet and still tried.",
+		}),
+		RunCallbackOldestPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "oj_run_callback_oldest_pending_seconds", Help: "Age of the oldest run callback not delivered yet.",
+		}),
+		RunCallbackFailed: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "oj_run_callback_failed", Help: "Run callbacks given up (kept for webhooks.retention).",
+		}),
+		RunCallbackUnrenderable: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "oj_run_callback_unrenderable_total", Help: "Run callbacks whose body the renderer refused (given up).",
+		}),
 		RunsPruned: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "oj_runs_pruned_total", Help: "Runs deleted because they were older than runs.retention.",
 		}),
@@ -119,6 +142,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, o := range []string{"delivered", "retry", "failed", "gone"} {
 		m.WebhookDeliveries.WithLabelValues(o)
 	}
+	for _, o := range []string{"delivered", "retry", "failed"} {
+		m.RunCallbackTries.WithLabelValues(o)
+	}
 	for _, r := range []string{"gone", "failing"} {
 		m.WebhookEndpointsDisabled.WithLabelValues(r)
 	}
@@ -126,7 +152,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		reg.MustRegister(m.Relayed, m.RelayErrors, m.Redriven, m.Backlog, m.OldestAge, m.RelayDuration,
 			m.Window, m.Waiting, m.OldestWait, m.WebhookDeliveries, m.WebhookFannedOut, m.WebhookBacklog,
 			m.WebhookOldestPending, m.WebhookEndpointsDisabled, m.WebhookTrySeconds, m.WebhookUnrenderable, m.NoWorker,
-			m.LanguageWorkers, m.RunsPruned, m.StallReleases)
+			m.LanguageWorkers, m.RunsPruned, m.StallReleases, m.RunCallbackTries, m.RunCallbackBacklog,
+			m.RunCallbackOldestPending, m.RunCallbackFailed, m.RunCallbackUnrenderable)
 	}
 	return m
 }

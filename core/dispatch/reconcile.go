@@ -123,6 +123,7 @@ func (d *Dispatcher) housekeep(ctx context.Context) {
 		}
 	}
 	d.webhookHousekeeping(ctx, now)
+	d.runCallbackHousekeeping(ctx, now)
 	d.pruneRuns(ctx, now)
 	n, oldest, err := store.OutboxBacklog(ctx, d.db)
 	if err != nil {

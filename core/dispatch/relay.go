@@ -37,6 +37,8 @@ type Dispatcher struct {
 	// feedWake and sendWake wake the webhook fan-out (oj_feed: events committed) and
 	// senders (oj_webhooks: deliveries written or due again).
 	feedWake, sendWake chan struct{}
+	// callbackWake wakes the run callback senders (oj_webhooks too).
+	callbackWake chan struct{}
 	// stragglers are the fan-out's tries still running after their page was written.
 	stragglers sync.WaitGroup
 	sender     *webhook.Sender
@@ -49,7 +51,7 @@ type Dispatcher struct {
 func New(cfg Config, db *pgxpool.Pool, streams *stream.Streams, clk clock.Clock, log *slog.Logger, m *Metrics) *Dispatcher {
 	return &Dispatcher{cfg: cfg, db: db, streams: streams, clock: clk, log: log, metrics: m, wake: make(chan struct{}, 1),
 		fair: newFairness(), name: dispatcherName(), feedWake: make(chan struct{}, 1), sendWake: make(chan struct{}, 1),
-		sender: webhook.NewSender(cfg.Webhooks), ops: ops.New(db, streams, clk, log)}
+		callbackWake: make(chan struct{}, 1), sender: webhook.NewSender(cfg.Webhooks), ops: ops.New(db, streams, clk, log)}
 }
 
 // dispatcherName names this dispatcher on what it leases: host, process and a random
@@ -70,11 +72,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	defer d.sender.Close()
 	var wg sync.WaitGroup
-	wg.Add(4 + d.cfg.Relays)
+	wg.Add(5 + d.cfg.Relays)
 	go func() { defer wg.Done(); d.listen(ctx) }()
 	go func() { defer wg.Done(); d.reconcileLoop(ctx) }()
 	go func() { defer wg.Done(); d.fanoutLoop(ctx) }()
 	go func() { defer wg.Done(); d.sendLoop(ctx) }()
+	go func() { defer wg.Done(); d.callbackLoop(ctx) }()
 	for i := 0; i < d.cfg.Relays; i++ {
 		go func() { defer wg.Done(); d.relayLoop(ctx) }()
 	}
@@ -122,6 +125,7 @@ func (d *Dispatcher) listenOnce(ctx context.Context) error {
 	d.poke()
 	wake(d.feedWake)
 	wake(d.sendWake)
+	wake(d.callbackWake)
 	for {
 		n, err := conn.Conn().WaitForNotification(ctx)
 		if err != nil {
@@ -133,6 +137,7 @@ func (d *Dispatcher) listenOnce(ctx context.Context) error {
 			wake(d.feedWake)
 		case n.Channel == "oj_webhooks":
 			wake(d.sendWake)
+			wake(d.callbackWake)
 		case n.Channel == "oj_outbox" || d.anyHeld():
 			d.poke()
 		}

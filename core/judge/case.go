@@ -34,7 +34,7 @@ func (tk *task) caseFiles(i int) (in, ans string) {
 
 func (tk *task) runSpec() Spec {
 	vars := lang.Vars{Src: tk.src, Class: tk.class, MemoryMB: tk.memMB, WorkDir: tk.j.runner.WorkDir()}
-	return Spec{
+	s := Spec{
 		Argv:          lang.Expand(tk.lang.Run, vars),
 		Env:           mergeEnv(baseEnv, lang.Expand(tk.lang.RunEnv, vars)),
 		Dir:           tk.box,
@@ -46,6 +46,10 @@ func (tk *task) runSpec() Spec {
 		StackBytes:    tk.mem,
 		Processes:     tk.lang.Processes,
 	}
+	if tk.opts != nil {
+		tk.applyRunOptions(&s)
+	}
+	return s
 }
 
 // outputLimit is what one run may write: the problem's bound, within the judge's (a
@@ -153,6 +157,9 @@ func (tk *task) runOnce(ctx context.Context, inPath string, outKeep, errKeep int
 	}
 	defer errs.wait()
 	s.Stdin, s.Stdout, s.Stderr = in, out.w, errs.w
+	if tk.opts != nil && tk.opts.RedirectStderr {
+		s.Stderr = out.w // one stream, in the order written: the program's fds 1 and 2 are one pipe
+	}
 	s.StdoutDrained, s.StderrDrained = true, true
 	// The sinks reach end of file as soon as the run is over, not after Run returns.
 	s.OnStart = func() { out.w.Close(); errs.w.Close() }

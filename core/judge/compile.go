@@ -37,6 +37,11 @@ type compileOpts struct {
 	ro    []string // host paths the compiler may read besides the language's
 	// maxWall, when positive, caps the wall limit (what is left of a caller's deadline).
 	maxWall time.Duration
+	// beforeSrc are arguments inserted just before the source's argument (a run's
+	// compiler_args), or appended when the command has none.
+	beforeSrc []string
+	// raw keeps the compiler's output byte for byte (a run's), rather than as valid UTF-8.
+	raw bool
 }
 
 // compileWith runs l's compiler in box (where the source already is) under the limits
@@ -52,7 +57,11 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		src = o.src
 	}
 	vars := lang.Vars{Src: src, PCHDir: pchDir, WorkDir: j.runner.WorkDir()}
-	argv = append(lang.Expand(argv, vars), o.extra...)
+	// The caller's arguments go in after the expansion: they are argv entries, never
+	// templates.
+	at := placeholderAt(argv, "{src}")
+	argv = lang.Expand(argv, vars)
+	argv = append(append(append(append([]string(nil), argv[:at]...), o.beforeSrc...), argv[at:]...), o.extra...)
 	if l.CompileCache != nil {
 		if tmpl := j.warm.template(l); tmpl != "" {
 			if err := replicate(tmpl, filepath.Join(box, l.CompileCache.Dir)); err != nil {
@@ -103,7 +112,7 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		// The compile wrote more files, links or bytes than the judge copies back: the
 		// source's doing (a build that hard-links a file thousands of times), not the
 		// host's, so a compile error rather than a retried system error.
-		return compiled{output: strings.ToValidUTF8(string(log.buf), "?") +
+		return compiled{output: o.text(log.buf) +
 			fmt.Sprintf("\ncompilation wrote more than the judge keeps: %v\n", err)}, nil
 	}
 	if err != nil {
@@ -112,7 +121,7 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 	if res.Status == StatusSE {
 		return compiled{}, sandboxFailure("compile: ", res)
 	}
-	out := strings.ToValidUTF8(string(log.buf), "?")
+	out := o.text(log.buf)
 	if len(out) > j.cfg.CompileOutputBytes {
 		out = out[:j.cfg.CompileOutputBytes] + "\n…[truncated]\n"
 	}
@@ -131,6 +140,25 @@ func (j *Judge) compileWith(ctx context.Context, l *lang.Language, box string, o
 		return compiled{output: out}, nil
 	}
 	return compiled{ok: true, output: out}, nil
+}
+
+// text is a compiler's output as the compile returns it.
+func (o compileOpts) text(b []byte) string {
+	if o.raw {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "?")
+}
+
+// placeholderAt is the index of argv's first element that holds placeholder ph, or
+// len(argv) when none does.
+func placeholderAt(argv []string, ph string) int {
+	for i, a := range argv {
+		if strings.Contains(a, ph) {
+			return i
+		}
+	}
+	return len(argv)
 }
 
 func dropPlaceholder(argv []string, ph string) []string {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"oj/core/job"
@@ -33,7 +32,7 @@ func (j *Judge) run(ctx context.Context, t job.Task, l *lang.Language) (job.Outc
 		return job.Outcome{}, err
 	}
 	defer os.RemoveAll(dir)
-	tk := &task{j: j, t: t, lang: l, dir: dir, box: filepath.Join(dir, "box")}
+	tk := &task{j: j, t: t, lang: l, dir: dir, box: filepath.Join(dir, "box"), opts: spec}
 	if err := mkdirs(tk.box); err != nil {
 		return job.Outcome{}, err
 	}
@@ -41,15 +40,22 @@ func (j *Judge) run(ctx context.Context, t job.Task, l *lang.Language) (job.Outc
 	if err := os.WriteFile(filepath.Join(tk.box, tk.src), []byte(t.Source), 0o644); err != nil {
 		return job.Outcome{}, err
 	}
+	if refused, err := unpackRunFiles(spec, tk.box); err != nil || refused != "" {
+		if err != nil {
+			return job.Outcome{}, fmt.Errorf("additional files: %w", err)
+		}
+		return job.Outcome{Verdict: job.VerdictCE, CompileOutput: refused}, nil
+	}
 	// The limits are the caller's as applied (clamped by the API): a run measures the
 	// program itself, so no language factor stretches them.
 	tk.cpu = time.Duration(spec.TimeMS) * time.Millisecond
-	tk.wall = time.Duration(float64(tk.cpu)*j.cfg.WallFactor) + j.cfg.WallExtra
+	tk.wall = j.runWall(spec, tk.cpu)
 	tk.memMB = spec.MemoryMB
 	tk.mem = int64(spec.MemoryMB) << 20
 	var compileLog string
 	if l.Compiled() {
-		c, err := j.compileWith(ctx, l, tk.box, compileOpts{lim: j.cfg.Compile, src: tk.src})
+		c, err := j.compileWith(ctx, l, tk.box, compileOpts{lim: j.cfg.Compile, src: tk.src,
+			beforeSrc: spec.CompilerArgs, raw: true})
 		if err != nil {
 			return job.Outcome{}, err
 		}
@@ -60,7 +66,7 @@ func (j *Judge) run(ctx context.Context, t job.Task, l *lang.Language) (job.Outc
 	}
 	out := job.Outcome{CompileOutput: compileLog, Runs: make([]job.RunResult, 0, len(spec.Stdins))}
 	for i, stdin := range spec.Stdins {
-		r, err := tk.runInput(ctx, i+1, stdin, spec.OutputBytes)
+		r, err := tk.runInputTimes(ctx, i+1, stdin, spec.OutputBytes, max(spec.Runs, 1))
 		if err != nil {
 			return job.Outcome{}, fmt.Errorf("input %d: %w", i+1, err)
 		}
@@ -68,6 +74,24 @@ func (j *Judge) run(ctx context.Context, t job.Task, l *lang.Language) (job.Outc
 		out.TimeMS, out.MemoryKB = max(out.TimeMS, r.TimeMS), max(out.MemoryKB, r.MemoryKB)
 	}
 	return out, nil
+}
+
+// runInputTimes runs the program on one input n times (job.RunSpec.Runs), and returns
+// the runs' average (averaged). A run that does not end OK ends the series: it is the
+// result, with the average of the runs made.
+func (tk *task) runInputTimes(ctx context.Context, index int, stdin string, keep, n int) (job.RunResult, error) {
+	rs := make([]job.RunResult, 0, n)
+	for range n {
+		r, err := tk.runInput(ctx, index, stdin, keep)
+		if err != nil {
+			return job.RunResult{}, err
+		}
+		rs = append(rs, r)
+		if r.Status != job.RunOK {
+			break
+		}
+	}
+	return averaged(rs), nil
 }
 
 // runInput runs the program on one input (written to the task dir, on the tasks tmpfs)
@@ -92,6 +116,7 @@ func (tk *task) runInput(ctx context.Context, index int, stdin string, keep int)
 		return r, nil
 	}
 	r.Status, r.Message = runStatus(tk.resourceVerdict(res, errs.buf, out.over || errs.over))
+	tk.fileSizeKill(&r, out.over || errs.over)
 	return r, nil
 }
 
@@ -110,12 +135,13 @@ func runStatus(v job.Verdict, msg string) (job.RunStatus, string) {
 	return job.RunRE, msg
 }
 
-// kept is the start of what a sink received, at most keep bytes, as valid UTF-8, and
-// whether there was more.
+// kept is the start of what a sink received, at most keep bytes, byte for byte (a
+// program's output is anybody's bytes: job.RunResult stores them exactly), and whether
+// there was more.
 func kept(s *outputSink, keep int) (string, bool) {
 	b, more := s.buf, s.n > int64(keep) || s.over
 	if len(b) > keep {
 		b = b[:keep]
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD"), more
+	return string(b), more
 }

@@ -47,6 +47,8 @@ type Spec struct {
 	OutputBytes                  int64
 	StackBytes                   int64
 	Processes                    int
+	// FileBytes is the largest file the program may write (0: OutputBytes).
+	FileBytes int64
 	// OnStart, if set, is called once the program holds its copies of Stdin, Stdout and
 	// Stderr, so the caller can close its own pipe ends (the other side then sees EOF
 	// when this program exits). A runner that cannot tell calls it when Run returns.

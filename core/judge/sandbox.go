@@ -47,12 +47,13 @@ func (r SandboxRunner) Run(ctx context.Context, s Spec) (Result, error) {
 		// case N-1 wrote, and nothing of it stays charged to a sandbox slot.
 		DiscardWrites: !s.KeepWrites,
 		Limits: sandbox.Limits{
-			CPU:    s.CPU,
-			Wall:   s.Wall,
-			Memory: s.MemoryBytes,
-			Stack:  s.StackBytes,
-			Output: s.OutputBytes,
-			Pids:   s.Processes,
+			CPU:      s.CPU,
+			Wall:     s.Wall,
+			Memory:   s.MemoryBytes,
+			Stack:    s.StackBytes,
+			Output:   s.OutputBytes,
+			FileSize: s.FileBytes,
+			Pids:     s.Processes,
 		},
 	}
 	res, err := r.Pool.Run(ctx, spec)

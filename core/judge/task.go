@@ -30,6 +30,8 @@ type task struct {
 	wall       time.Duration
 	mem        int64
 	memMB      int // the limit the language's run command may be told ({memory_mb})
+	// opts are a run's options (job.RunSpec): nil for a submission's cases.
+	opts *job.RunSpec
 
 	checker    *tool // testlib checker, if any
 	validator  *tool // Kattis output validator, if any (an interactor with spec.Interactive)

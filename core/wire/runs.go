@@ -53,6 +53,11 @@ type Run struct {
 	Metadata      map[string]string `json:"metadata"`
 	CreatedAt     time.Time         `json:"created_at"`
 	FinishedAt    *time.Time        `json:"finished_at"`
+	// Origin is the face the run came through: "api" (this API) or "judge0" (the Judge0
+	// face), and PublicToken the capability that face handed out for it (its Judge0
+	// token), if any.
+	Origin      string `json:"origin"`
+	PublicToken string `json:"public_token,omitempty"`
 }
 
 // Terminal reports whether the run's state is final.

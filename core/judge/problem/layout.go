@@ -21,6 +21,8 @@ import (
 type layout struct {
 	files map[string]int64 // regular files and their sizes
 	dirs  map[string]bool  // directories, declared by an entry or holding a file
+	// keepAll keeps the names a package leaves out (a run's files are all the caller's).
+	keepAll bool
 }
 
 func newLayout() *layout {
@@ -37,7 +39,7 @@ func leftOut(name string) bool {
 
 // addFile places a regular file; false (and no error) for a name that is left out.
 func (l *layout) addFile(name string, size int64) (bool, error) {
-	if leftOut(name) {
+	if !l.keepAll && leftOut(name) {
 		return false, nil
 	}
 	if _, dup := l.files[name]; dup {
@@ -55,7 +57,7 @@ func (l *layout) addFile(name string, size int64) (bool, error) {
 
 // addDir places a directory entry; false for a name that is left out.
 func (l *layout) addDir(name string) (bool, error) {
-	if leftOut(name) {
+	if !l.keepAll && leftOut(name) {
 		return false, nil
 	}
 	if _, clash := l.files[name]; clash {
