@@ -83,6 +83,14 @@ func newDispatcher(d *deps) *dispatch.Dispatcher {
 	cfg.Events = d.cfg.Events
 	cfg.Webhooks = d.cfg.Webhooks
 	cfg.Runs = d.cfg.Runs
+	langs, err := lang.Load(d.cfg.Judge.LanguagesFile)
+	if err != nil {
+		// The API refuses to start on this file; callbacks still go out (the languages
+		// only name the language, which a Judge0 callback's fields do not hold).
+		d.log.Warn("dispatcher: languages file unreadable, the default languages name callbacks' languages", "err", err)
+		langs = lang.Default()
+	}
+	cfg.RunCallbackBody = runCallbackBody(langs)
 	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 
