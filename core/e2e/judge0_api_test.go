@@ -11,8 +11,7 @@ import (
 
 // What Judge0 refuses with 422 {field: [messages]}, and what oj refuses besides (the
 // network, compiler options off the allow-list, arguments bash would refuse).
-func TestJudge0Refusals(t *testing.T) {
-	s := newSystem(t, 1)
+func judge0Refusals(t *testing.T, s *system) {
 	c := judge0On(t, s, nil)
 	for _, cs := range []struct {
 		name string
@@ -26,7 +25,7 @@ func TestJudge0Refusals(t *testing.T) {
 		{"not a number", map[string]any{"language_id": 71, "source_code": "x", "memory_limit": "lots"}, `{"memory_limit":["is not a number"]}`},
 		{"network", map[string]any{"language_id": 71, "source_code": "x", "enable_network": true}, `{"enable_network":["enabling network is not allowed (oj never gives a program the network)"]}`},
 		{"per-process limits", map[string]any{"language_id": 71, "source_code": "x", "enable_per_process_and_thread_time_limit": true}, `{"enable_per_process_and_thread_time_limit":["this option cannot be enabled"]}`},
-		{"compiler options of an interpreted language", map[string]any{"language_id": 71, "source_code": "x", "compiler_options": "-O"}, `{"compiler_options":["setting compiler options is only allowed for compiled languages"]}`},
+		{"compiler options of an interpreted language", map[string]any{"language_id": 71, "source_code": "x", "compiler_options": "-O"}, `{"compiler_options":["setting compiler options is not allowed for this language"]}`},
 		{"compiler option off the list", map[string]any{"language_id": 54, "source_code": "x", "compiler_options": "-O2 -o /tmp/x"}, `{"compiler_options":["option \"-o\" is not on the list of options oj allows for this language (docs/judge0.md)"]}`},
 		{"unterminated quote", map[string]any{"language_id": 71, "source_code": "x", "command_line_arguments": "'a b"}, `{"command_line_arguments":["has an unterminated quote"]}`},
 		{"callback not http", map[string]any{"language_id": 71, "source_code": "x", "callback_url": "file:///etc/passwd"}, `{"callback_url":["must be an http or https URL"]}`},
@@ -49,8 +48,7 @@ func TestJudge0Refusals(t *testing.T) {
 // Auth as Judge0's, on oj's tokens: X-Auth-Token or a bearer token creates, a reader
 // token does not, reads by token need none by default and one when the setting is off,
 // admin calls take an admin token (X-Auth-User or the caller's). CORS names the headers.
-func TestJudge0AuthAndCORS(t *testing.T) {
-	s := newSystem(t, 1)
+func judge0AuthAndCORS(t *testing.T, s *system) {
 	c := judge0On(t, s, nil)
 	sub := map[string]any{"language_id": 71, "source_code": "print(1)"}
 	if code, _, b := c.do("POST", "/submissions", sub); code != 401 || len(b) != 0 {
@@ -124,8 +122,7 @@ func TestJudge0AuthAndCORS(t *testing.T) {
 
 // The lists: languages by Judge0 id (old and new ids of one oj language), one language,
 // the statuses, about and config_info.
-func TestJudge0Info(t *testing.T) {
-	s := newSystem(t, 1)
+func judge0Info(t *testing.T, s *system) {
 	c := judge0On(t, s, func(cfg *j0api.Config) { cfg.Prefix = "/" })
 	_, _, b := c.do("GET", "/languages", nil)
 	var langs []map[string]any

@@ -23,8 +23,7 @@ const (
 // The Judge0 face on the real stack: C++ (ids 54 and 105) and Python (71 and 100) judged
 // Accepted, Wrong Answer, Time Limit Exceeded, Compilation Error and runtime errors, by
 // wait=true and by polling.
-func TestJudge0Verdicts(t *testing.T) {
-	s := newSystem(t, 2)
+func judge0Verdicts(t *testing.T, s *system) {
 	c := judge0On(t, s, nil)
 	type want struct {
 		name   string
@@ -93,8 +92,7 @@ func TestJudge0Verdicts(t *testing.T) {
 
 // Base64 both ways: a program writing bytes that are not UTF-8 is read back exactly
 // with base64_encoded=true and refused without it, as Judge0 refuses it.
-func TestJudge0Base64(t *testing.T) {
-	s := newSystem(t, 1)
+func judge0Base64(t *testing.T, s *system) {
 	c := judge0On(t, s, nil)
 	src := "import sys\nsys.stdout.buffer.write(bytes([0xff, 0xfe, 0, 0x80]) + sys.stdin.buffer.read())\n"
 	enc := func(x string) string { return base64.StdEncoding.EncodeToString([]byte(x)) }
@@ -116,8 +114,7 @@ func TestJudge0Base64(t *testing.T) {
 // Batches: twenty at once, read back in one GET in the order asked (null for a token no
 // submission has), more than twenty refused as Judge0 refuses them, and an element that
 // fails validation answering its errors in its place.
-func TestJudge0Batch(t *testing.T) {
-	s := newSystem(t, 2)
+func judge0Batch(t *testing.T, s *system) {
 	c := judge0On(t, s, nil)
 	var subs []map[string]any
 	for i := 0; i < 20; i++ {
