@@ -21,7 +21,7 @@ import (
 
 // j0 is the Judge0 face served over a real system: its base URL and tokens.
 type j0face struct {
-	t                   *testing.T
+	t                   testing.TB
 	base                string
 	user, reader, admin string
 }
@@ -29,7 +29,7 @@ type j0face struct {
 // judge0On serves the real API with the Judge0 face mounted under /judge0, its run
 // limits opened for batches of 20, and returns the face with a user, a reader and an
 // admin token.
-func judge0On(t *testing.T, s *system, tweak func(*j0api.Config)) *j0face {
+func judge0On(t testing.TB, s *system, tweak func(*j0api.Config)) *j0face {
 	t.Helper()
 	cfg := api.DefaultConfig()
 	cfg.Limits.RunRate, cfg.Limits.RunMaxLivePerUser = 0, 50
@@ -64,6 +64,12 @@ func judge0On(t *testing.T, s *system, tweak func(*j0api.Config)) *j0face {
 // do sends a request with the given headers and returns the status, headers and body.
 func (c *j0face) do(method, path string, body any, headers ...string) (int, http.Header, []byte) {
 	c.t.Helper()
+	return c.doURL(method, c.base+path, body, headers...)
+}
+
+// doURL is do on a whole URL.
+func (c *j0face) doURL(method, url string, body any, headers ...string) (int, http.Header, []byte) {
+	c.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -72,7 +78,7 @@ func (c *j0face) do(method, path string, body any, headers ...string) (int, http
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, c.base+path, rd)
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -95,7 +101,7 @@ func (c *j0face) do(method, path string, body any, headers ...string) (int, http
 func as(tok string) []string { return []string{"X-Auth-Token", tok} }
 
 // object decodes a JSON object.
-func object(t *testing.T, b []byte) map[string]any {
+func object(t testing.TB, b []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +43,7 @@ func TestJudge0(t *testing.T) {
 		{"Refusals", judge0Refusals}, {"AuthAndCORS", judge0AuthAndCORS}, {"Info", judge0Info},
 		{"Verdicts", judge0Verdicts}, {"Base64", judge0Base64}, {"Batch", judge0Batch},
 		{"Options", judge0Options}, {"Callback", func(t *testing.T, s *system) { judge0Callback(t, s, secret) }},
+		{"Client", judge0Client},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, s) })
 	}
@@ -134,4 +137,21 @@ func judge0Callback(t *testing.T, s *system, secret string) {
 	if err != nil || id == "" || cl.header.Get("webhook-signature") != want {
 		t.Errorf("signature %q, want %q (%v)", cl.header.Get("webhook-signature"), want, err)
 	}
+}
+
+// A Judge0 client that nobody here wrote (scripts/judge0-client-check.sh installs it
+// from npm into a temporary directory), run unchanged but for its URL and token. It is
+// skipped, with the script's reason, only when it cannot be had.
+func judge0Client(t *testing.T, s *system) {
+	c := judge0On(t, s, nil)
+	out, err := exec.Command("bash", "../../scripts/judge0-client-check.sh", c.base, c.user).CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 77 {
+		t.Skip(lines[len(lines)-1])
+	}
+	if err != nil {
+		t.Fatalf("judge0-client-check.sh: %v\n%s", err, out)
+	}
+	t.Log(lines[len(lines)-1])
 }
