@@ -28,22 +28,23 @@ import (
 // Config is the whole of ojd.yaml. It is read once, here, and handed down as typed
 // structs: nothing under core/ or sandbox/ reads the environment.
 type Config struct {
-	Postgres store.PoolConfig `mapstructure:"postgres"`
-	Redis    stream.Config    `mapstructure:"redis"`
-	API      api.Config       `mapstructure:"api"`
-	// Judge0 is the Judge0 CE-compatible API the API daemon serves beside its own.
-	Judge0     j0api.Config    `mapstructure:"judge0"`
-	Dispatcher dispatch.Config `mapstructure:"dispatcher"`
+	Postgres   store.PoolConfig `mapstructure:"postgres"`
+	Redis      stream.Config    `mapstructure:"redis"`
+	API        api.Config       `mapstructure:"api"`
+	Dispatcher dispatch.Config  `mapstructure:"dispatcher"`
 	// Events is the results feed's retention, which the dispatcher keeps.
 	Events dispatch.EventsConfig `mapstructure:"events"`
 	// Webhooks are sent by the dispatcher.
 	Webhooks webhook.Config `mapstructure:"webhooks"`
 	// Runs bounds runs (the Run button): the API clamps to it, the dispatcher deletes
 	// runs past its retention.
-	Runs    job.RunsConfig  `mapstructure:"runs"`
-	Worker  worker.Config   `mapstructure:"worker"`
-	Sandbox sandbox.Config  `mapstructure:"sandbox"`
-	Judge   judge.Config    `mapstructure:"judge"`
+	Runs    job.RunsConfig `mapstructure:"runs"`
+	Worker  worker.Config  `mapstructure:"worker"`
+	Sandbox sandbox.Config `mapstructure:"sandbox"`
+	Judge   judge.Config   `mapstructure:"judge"`
+	// Judge0 is the Judge0 CE-compatible API the API daemon serves beside its own
+	// (after judge, so that a misspelt "judg" is taken for judge).
+	Judge0  j0api.Config    `mapstructure:"judge0"`
 	Storage objstore.Config `mapstructure:"storage"`
 	Log     LogConfig       `mapstructure:"log"`
 }
