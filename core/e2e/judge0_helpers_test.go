@@ -138,7 +138,8 @@ func (c *j0face) wait(token, query string) map[string]any {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	c.t.Fatalf("submission %s not ended in 3 minutes", token)
+	_, _, b := c.do("GET", "/submissions/"+token+"?fields=*&base64_encoded=true", nil, as(c.user)...)
+	c.t.Fatalf("submission %s not ended in 3 minutes: %s", token, b)
 	return nil
 }
 

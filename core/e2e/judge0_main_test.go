@@ -82,8 +82,10 @@ func judge0Options(t *testing.T, s *system) {
 	if m := c.wait(opts, ""); statusID(m) != 3 || m["stdout"] != "42\n" {
 		t.Errorf("compiler options: %v", m)
 	}
-	files := c.create("", map[string]any{"language_id": 71, "source_code": "import helper\nprint(helper.X, open('data.txt').read())",
-		"additional_files": zipOf(t, map[string]string{"helper.py": "X = 7\n", "data.txt": "seven"})})
+	// A header included at compile time, a file read at run time.
+	files := c.create("", map[string]any{"language_id": 54,
+		"source_code":      "#include <cstdio>\n#include \"helper.h\"\nint main(){ char w[16]={0}; FILE *f=fopen(\"data.txt\",\"r\"); if(!f||fscanf(f,\"%15s\",w)!=1) return 1; printf(\"%d %s\\n\", X, w); }\n",
+		"additional_files": zipOf(t, map[string]string{"helper.h": "#define X 7\n", "data.txt": "seven"})})
 	if m := c.wait(files, ""); statusID(m) != 3 || m["stdout"] != "7 seven\n" {
 		t.Errorf("additional files: %v", m)
 	}
