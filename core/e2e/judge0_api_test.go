@@ -87,6 +87,12 @@ func judge0AuthAndCORS(t *testing.T, s *system) {
 			t.Errorf("X-Auth-User user on %s: %d", p, code)
 		}
 	}
+	if code, _, _ := c.do("GET", "/system_info", nil, "X-Auth-User", c.admin); code != 200 {
+		t.Errorf("X-Auth-User alone: %d", code)
+	}
+	if code, _, _ := c.do("GET", "/system_info", nil); code != 401 {
+		t.Errorf("system_info without credentials: %d", code)
+	}
 	if code, _, b := c.do("GET", "/workers", nil, as(c.admin)...); code != 200 || !strings.Contains(string(b), `"queue":"run"`) {
 		t.Errorf("workers: %d %s", code, b)
 	}
