@@ -34,13 +34,13 @@ func judge0Verdicts(t *testing.T, s *system) {
 		{"cpp 54 accepted", map[string]any{"language_id": 54, "source_code": j0CppAB, "stdin": "2 40", "expected_output": "42"}, 3},
 		{"cpp 105 accepted, trailing blanks forgiven", map[string]any{"language_id": 105, "source_code": j0CppAB, "stdin": "1 1\n", "expected_output": "2  \n\n"}, 3},
 		{"cpp wrong answer", map[string]any{"language_id": 54, "source_code": j0CppAB, "stdin": "2 2", "expected_output": "5"}, 4},
-		{"cpp time limit", map[string]any{"language_id": 54, "source_code": j0CppLoop, "cpu_time_limit": 0.5, "wall_time_limit": 3}, 5},
+		{"cpp time limit", map[string]any{"language_id": 54, "source_code": j0CppLoop, "cpu_time_limit": 0.5, "wall_time_limit": 15}, 5},
 		{"cpp compilation error", map[string]any{"language_id": 76, "source_code": "int main( {"}, 6},
 		{"cpp segfault", map[string]any{"language_id": 54, "source_code": j0CppSegv}, 7},
 		{"python 71 accepted", map[string]any{"language_id": 71, "source_code": j0PyAB, "stdin": "3 4", "expected_output": "7\n"}, 3},
 		{"python 100 no expected output", map[string]any{"language_id": 100, "source_code": "print(9)"}, 3},
 		{"python wrong answer, leading blank counts", map[string]any{"language_id": 92, "source_code": "print(' 7')", "expected_output": "7"}, 4},
-		{"python time limit", map[string]any{"language_id": 71, "source_code": j0PyLoop, "cpu_time_limit": 0.5, "wall_time_limit": 3}, 5},
+		{"python time limit", map[string]any{"language_id": 71, "source_code": j0PyLoop, "cpu_time_limit": 0.5, "wall_time_limit": 15}, 5},
 		{"python runtime error", map[string]any{"language_id": 71, "source_code": j0PyRE}, 11},
 	}
 	tokens := make([]string, len(cases))
