@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -111,6 +112,22 @@ func TestBigFileIsCutAtOutputLimit(t *testing.T) {
 	}
 	if st.Size() > 8*MiB {
 		t.Fatalf("file of %d bytes on the host, want ≤ 8 MiB", st.Size())
+	}
+}
+
+// Limits.FileSize bounds a file apart from the output cap: the write past it is killed
+// with SIGXFSZ and said so, with the output cap left as it was.
+func TestFileSizeLimitApartFromOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := run(t, Spec{Args: []string{bin("output"), "/w/big"}, Dir: dir,
+		Limits: Limits{CPU: 2 * time.Second, Output: 8 * MiB, FileSize: 64 << 10}})
+	if res.Status != OLE || res.Signal != int(syscall.SIGXFSZ) || !strings.Contains(res.Error, "file size limit of 65536") ||
+		res.Limits.Output != 8*MiB || res.Limits.FileSize != 64<<10 {
+		t.Fatalf("%+v", res)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "big")); err != nil || st.Size() != 64<<10 {
+		t.Fatalf("the file on the host: %v %v, want 64 KiB", st, err)
 	}
 }
 

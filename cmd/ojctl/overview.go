@@ -116,4 +116,20 @@ func printOverview(p *printer, o *wire.Overview) {
 		}
 		p.table([]string{"STATE", "COUNT"}, rows)
 	}
+	if len(o.RunOrigins) > 1 || len(o.RunOrigins) == 1 && o.RunOrigins[0].Origin != "api" {
+		p.heading("Runs by face (api: the Run button; judge0: the Judge0 API)")
+		rows = rows[:0]
+		for _, r := range o.RunOrigins {
+			rows = append(rows, []string{r.Origin, itoa(r.Count)})
+		}
+		p.table([]string{"ORIGIN", "COUNT"}, rows)
+	}
+	if cb := o.RunCallbacks; cb.Pending > 0 || cb.Failed > 0 {
+		p.heading("Run callbacks not delivered (a run's result PUT to its callback URL)")
+		oldest := "-"
+		if cb.Pending > 0 {
+			oldest = ms(cb.OldestPendingMS)
+		}
+		p.fields([][2]string{{"Pending", itoa(cb.Pending)}, {"Oldest pending", oldest}, {"Failed", itoa(cb.Failed)}})
+	}
 }

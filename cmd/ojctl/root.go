@@ -120,7 +120,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error or refused, 3 partly done.`,
 			root.AddCommand(c)
 		}
 	}
-	add("judge", newSubmitCmd(a), newRunCmd(a), newStatusCmd(a), newLanguagesCmd(a), newProblemCmd(a))
+	add("judge", newSubmitCmd(a), newRunCmd(a), newRunStatusCmd(a), newStatusCmd(a), newLanguagesCmd(a), newProblemCmd(a))
 	add("ops", newOverviewCmd(a), newPELCmd(a), newReclaimCmd(a), newOutboxCmd(a), newDLQCmd(a), newSubmissionsCmd(a),
 		newTrimCmd(a), newRejudgeCmd(a), newCancelCmd(a), newWorkersCmd(a), newWorkerCmd(a), newAuditCmd(a), newTraceCmd(a),
 		newTokenCmd(a), newEventsCmd(a), newWebhookCmd(a))

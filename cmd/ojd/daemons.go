@@ -90,7 +90,7 @@ func newDispatcher(d *deps) *dispatch.Dispatcher {
 		d.log.Warn("dispatcher: languages file unreadable, the default languages name callbacks' languages", "err", err)
 		langs = lang.Default()
 	}
-	cfg.RunCallbackBody = runCallbackBody(langs)
+	cfg.RunCallbackBody = facesCallbackBody(langs)
 	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 

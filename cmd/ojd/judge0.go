@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 
 	"oj/core/api"
 	j0api "oj/core/api/judge0"
 	"oj/core/judge/lang"
 	"oj/core/judge0"
-	"oj/core/render"
 	"oj/core/store"
 )
 
@@ -23,15 +21,14 @@ func mountJudge0(srv *api.Server, d *deps, langs *lang.Set) {
 	srv.Mount(face.Prefix(), face.Handler())
 }
 
-// runCallbackBody renders a run's callback for the dispatcher: a run made through the
-// Judge0 face as Judge0 PUTs it (its default fields, base64), any other as oj's own API
-// shows it to an admin.
-func runCallbackBody(langs *lang.Set) func(context.Context, *store.Submission) (string, []byte, error) {
-	return func(_ context.Context, run *store.Submission) (string, []byte, error) {
+// facesCallbackBody renders a run's callback for the dispatcher: a run made through the
+// Judge0 face as Judge0 PUTs it (its default fields, base64), any other as
+// runCallbackBody does.
+func facesCallbackBody(langs *lang.Set) func(context.Context, *store.Submission) (string, []byte, error) {
+	return func(ctx context.Context, run *store.Submission) (string, []byte, error) {
 		if run.Origin == store.OriginJudge0 {
 			return judge0.CallbackBody(run, judge0.NewLanguages(langs, nil))
 		}
-		body, err := json.Marshal(render.Run(run, true))
-		return "application/json", body, err
+		return runCallbackBody(ctx, run)
 	}
 }

@@ -107,6 +107,20 @@ func (s *Server) overviewPostgres(gctx context.Context, g *errgroup.Group, now t
 		}
 		return err
 	})
+	g.Go(func() error {
+		origins, err := store.RunOriginCounts(gctx, s.d.DB)
+		out.RunOrigins = make([]wire.OriginCount, 0, len(origins))
+		for _, o := range origins {
+			out.RunOrigins = append(out.RunOrigins, wire.OriginCount{Origin: o.Origin, Count: o.Count})
+		}
+		return err
+	})
+	g.Go(func() error {
+		b, err := store.RunCallbackCounts(gctx, s.d.DB)
+		out.RunCallbacks = wire.RunCallbackStats{Pending: b.Pending, Failed: b.Failed,
+			OldestPendingMS: ageMS(s.clock.Now(), b.OldestPending)}
+		return err
+	})
 }
 
 func ageMS(now time.Time, t *time.Time) int64 {

@@ -91,6 +91,7 @@ func newSystemWith(tb testing.TB, slots int, dtweak func(*dispatch.Config), twea
 	streams := testenv.Streams(tb, testenv.RedisAddr(tb))
 	dcfg := dispatch.DefaultConfig()
 	dcfg.Webhooks.AllowPrivate = true // the tests' receivers listen on 127.0.0.1
+	dcfg.Webhooks.CallbackSecret = callbackSecret
 	if dtweak != nil {
 		dtweak(&dcfg)
 	}

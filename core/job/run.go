@@ -108,3 +108,41 @@ func ValidRunOutcome(o Outcome, inputs int) bool {
 	}
 	return false
 }
+
+// Bounds of a run's options (RunSpec) whatever the face that set them.
+const (
+	// MaxRunRepeats bounds RunSpec.Runs (Judge0's number_of_runs maximum).
+	MaxRunRepeats = 20
+	// MaxRunProcesses bounds RunSpec.Processes.
+	MaxRunProcesses = 512
+	// MaxRunArgs bounds RunSpec.Args and RunSpec.CompilerArgs, each.
+	MaxRunArgs = 256
+)
+
+// ClampOptions clamps s's options to what the runs configuration allows, as Spec clamps
+// its limits, and says so (each note is added to s.Clamped too): the CPU time with its
+// extra at most runs.max_time, the wall time at most three times that and 1 s more, the
+// stack at most the memory, the processes and the repeats at most MaxRunProcesses and
+// MaxRunRepeats. Options that are not numbers (arguments, files) are the face's to
+// bound. A negative option is taken as none.
+func (c RunsConfig) ClampOptions(s *RunSpec) []string {
+	var notes []string
+	clamp := func(v *int, max int, what string) {
+		switch {
+		case *v < 0:
+			*v = 0
+		case *v > max:
+			notes = append(notes, fmt.Sprintf("%s %d is over the maximum: %d applied", what, *v, max))
+			*v = max
+		}
+	}
+	maxCPU := int(c.MaxTime.Milliseconds())
+	clamp(&s.ExtraTimeMS, max(maxCPU-s.TimeMS, 0), "extra_time_ms (runs.max_time with time_ms)")
+	clamp(&s.WallMS, 3*maxCPU+1000, "wall_ms (3 × runs.max_time + 1 s)")
+	clamp(&s.StackKB, s.MemoryMB<<10, "stack_kb (the memory limit)")
+	clamp(&s.Processes, MaxRunProcesses, "processes")
+	clamp(&s.MaxFileKB, 1<<30, "max_file_kb")
+	clamp(&s.Runs, MaxRunRepeats, "runs")
+	s.Clamped = append(s.Clamped, notes...)
+	return notes
+}

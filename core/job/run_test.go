@@ -78,3 +78,19 @@ func TestValidRunOutcome(t *testing.T) {
 		}
 	}
 }
+
+// A run's options are clamped to the runs configuration and the bounds, each clamp said.
+func TestRunOptionsAreClampedAndSaySo(t *testing.T) {
+	c := DefaultRunsConfig()
+	s := RunSpec{TimeMS: 9000, MemoryMB: 64, ExtraTimeMS: 5000, WallMS: 999_999, StackKB: 1 << 20, Processes: 10_000,
+		Runs: 50, MaxFileKB: -1}
+	notes := c.ClampOptions(&s)
+	if s.ExtraTimeMS != 1000 || s.WallMS != 31_000 || s.StackKB != 64<<10 || s.Processes != MaxRunProcesses ||
+		s.Runs != MaxRunRepeats || s.MaxFileKB != 0 || len(notes) != 5 || len(s.Clamped) != 5 {
+		t.Fatalf("%+v, notes %q", s, notes)
+	}
+	within := RunSpec{TimeMS: 1000, MemoryMB: 64, ExtraTimeMS: 500, WallMS: 5000, StackKB: 8192, Processes: 60, Runs: 3}
+	if notes := c.ClampOptions(&within); len(notes) != 0 || within.ExtraTimeMS != 500 || within.Runs != 3 {
+		t.Fatalf("options within the bounds: %+v %q", within, notes)
+	}
+}

@@ -66,7 +66,7 @@ func (j *Judge) run(ctx context.Context, t job.Task, l *lang.Language) (job.Outc
 	}
 	out := job.Outcome{CompileOutput: compileLog, Runs: make([]job.RunResult, 0, len(spec.Stdins))}
 	for i, stdin := range spec.Stdins {
-		r, err := tk.runInputTimes(ctx, i+1, stdin, spec.OutputBytes, max(spec.Runs, 1))
+		r, err := tk.runInputTimes(ctx, i+1, stdin, spec.OutputBytes, min(max(spec.Runs, 1), job.MaxRunRepeats))
 		if err != nil {
 			return job.Outcome{}, fmt.Errorf("input %d: %w", i+1, err)
 		}

@@ -76,7 +76,7 @@ func TestRunsAreScratch(t *testing.T) {
 	}
 	got, err := store.GetRun(ctx, db, run)
 	if err != nil || got.State != job.StateFinished || got.Verdict != "" || len(got.RunResults) != 2 ||
-		got.RunResults[1].Stdout != "a\ufffdb" || got.RunResults[1].Stderr != "boom" || got.Run.TimeMS != 10_000 {
+		got.RunResults[1].Stdout != "a\x00b" || got.RunResults[1].Stderr != "boom" || got.Run.TimeMS != 10_000 {
 		t.Fatalf("run: %+v %v", got, err)
 	}
 	if _, err := store.GetRun(ctx, db, sub); !errors.Is(err, store.ErrNotFound) {

@@ -14,15 +14,35 @@ type Overview struct {
 	Submissions     []StateCount   `json:"submissions"`
 	// Runs counts the runs (the Run button's, kept for runs.retention) by state, exactly;
 	// they are not in Submissions.
-	Runs         []StateCount `json:"runs"`
-	RedisVersion string       `json:"redis_version"`
-	At           time.Time    `json:"at"`
+	Runs []StateCount `json:"runs"`
+	// RunOrigins counts the runs by the face they came through ("api", "judge0").
+	RunOrigins []OriginCount `json:"run_origins"`
+	// RunCallbacks is the backlog of run callbacks (a run's result PUT to its caller's
+	// URL when it ends).
+	RunCallbacks RunCallbackStats `json:"run_callbacks"`
+	RedisVersion string           `json:"redis_version"`
+	At           time.Time        `json:"at"`
 	// NoWorker lists, per lane and language, the submissions held back because no live
 	// active worker runs their language.
 	NoWorker []LanguageWaiting `json:"waiting_for_worker"`
 	// Languages lists every configured language with its live workers by state, each
 	// with a problem when no live active worker runs it.
 	Languages []LanguageWorkers `json:"language_workers"`
+}
+
+// OriginCount is how many runs came through one face.
+type OriginCount struct {
+	Origin string `json:"origin"`
+	Count  int64  `json:"count"`
+}
+
+// RunCallbackStats is the run callbacks not delivered: pending (tried on the webhooks'
+// schedule; OldestPendingMS the age of the oldest) and failed (given up, kept for
+// webhooks.retention).
+type RunCallbackStats struct {
+	Pending         int64 `json:"pending"`
+	Failed          int64 `json:"failed"`
+	OldestPendingMS int64 `json:"oldest_pending_ms"`
 }
 
 // LanguageWaiting is a lane's submissions in one language that wait for a worker.

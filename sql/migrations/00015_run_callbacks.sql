@@ -9,7 +9,8 @@
 -- letter, a cancel). It has no foreign key to the run: a callback is retried for days,
 -- a run is kept for runs.retention. Its body is rendered at the first try and kept
 -- (payload), so every try sends the same bytes under the same webhook-id (the row's
--- id), and a run whose body is not rendered yet is not deleted by retention.
+-- id), and a run whose body is not rendered yet is not deleted by retention. A new row
+-- is due at once whatever the dispatcher's clock says (next_try -infinity).
 CREATE TABLE run_callbacks (
     id             uuid PRIMARY KEY,
     submission_id  uuid NOT NULL UNIQUE,
@@ -36,7 +37,7 @@ CREATE INDEX run_callbacks_done ON run_callbacks (created_at) WHERE status <> 'p
 CREATE FUNCTION oj_run_callback() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO run_callbacks (id, submission_id, url, next_try, created_at)
-    VALUES (gen_random_uuid(), NEW.id, NEW.callback_url, now(), now())
+    VALUES (gen_random_uuid(), NEW.id, NEW.callback_url, '-infinity', now())
     ON CONFLICT (submission_id) DO NOTHING;
     PERFORM pg_notify('oj_webhooks', '');
     RETURN NULL;

@@ -271,6 +271,21 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, st.Label.Render(fmt.Sprintf("%-12s ", "runs"))+shared.OneLine(strings.Join(runs, " · "), max(10, m.width-13)))
 	}
+	if o := m.ov.RunOrigins; len(o) > 1 || len(o) == 1 && o[0].Origin != "api" {
+		var faces []string
+		for _, c := range o {
+			faces = append(faces, c.Origin+" "+shared.Num(c.Count))
+		}
+		lines = append(lines, st.Label.Render(fmt.Sprintf("%-12s ", "runs by face"))+shared.OneLine(strings.Join(faces, " · "), max(10, m.width-13)))
+	}
+	if cb := m.ov.RunCallbacks; cb.Pending > 0 || cb.Failed > 0 {
+		style := st.Label
+		if cb.Failed > 0 {
+			style = st.Error
+		}
+		lines = append(lines, style.Render(fmt.Sprintf("%-12s ", "callbacks"))+shared.OneLine(fmt.Sprintf("%s pending (oldest %s) · %s failed",
+			shared.Num(cb.Pending), (time.Duration(cb.OldestPendingMS)*time.Millisecond).Round(time.Second), shared.Num(cb.Failed)), max(10, m.width-13)))
+	}
 	lines = append(lines,
 		st.Muted.Render("redis "+m.ov.RedisVersion+" · server time "+m.ov.At.UTC().Format("15:04:05")))
 	return shared.Fit(strings.Join(lines, "\n"), m.width, m.height)
