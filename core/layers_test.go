@@ -30,12 +30,15 @@ var floors = []struct {
 	// What acts on them: judging (languages, packages, checkers, artefacts), the audited
 	// admin actions, verification records, the throwaway test stack.
 	{2, []string{"oj/core/judge", "oj/core/ops", "oj/core/verification", "oj/core/testenv"}, false},
-	// What turns judging and rows into answers and work: rendering, builds, the worker.
-	{3, []string{"oj/core/render", "oj/core/build", "oj/core/worker"}, false},
+	// What turns judging and rows into answers and work: rendering (oj's own shapes and
+	// Judge0's), builds, the worker.
+	{3, []string{"oj/core/render", "oj/core/judge0", "oj/core/build", "oj/core/worker"}, false},
 	// The dispatcher: relay, reconciler, webhook delivery.
 	{4, []string{"oj/core/dispatch"}, false},
-	// The HTTP face and its Go client.
-	{5, []string{"oj/core/api"}, false},
+	// The HTTP face and its Go client; the Judge0 face beside it, which the API server
+	// mounts and lends its tokens and limits through an interface (neither imports the
+	// other).
+	{5, []string{"oj/core/api", "oj/core/api/judge0"}, false},
 	// The operator's dashboard and the end-to-end tests that drive everything.
 	{6, []string{"oj/tui", "oj/core/e2e"}, false},
 	// The binaries and the scripts' tests.

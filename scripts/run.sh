@@ -71,6 +71,8 @@ redis:
   addr: $OJ_REDIS_ADDR
 api:
   listen: 127.0.0.1:8080
+judge0:
+  enabled: true # Judge0 CE's API under /judge0 (docs/judge0.md); false turns it off
 storage:
   backend: fs
   fs:

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"oj/core/api"
+	j0api "oj/core/api/judge0"
 	"oj/core/dispatch"
 	"oj/core/job"
 	"oj/core/judge"
@@ -37,10 +38,13 @@ type Config struct {
 	Webhooks webhook.Config `mapstructure:"webhooks"`
 	// Runs bounds runs (the Run button): the API clamps to it, the dispatcher deletes
 	// runs past its retention.
-	Runs    job.RunsConfig  `mapstructure:"runs"`
-	Worker  worker.Config   `mapstructure:"worker"`
-	Sandbox sandbox.Config  `mapstructure:"sandbox"`
-	Judge   judge.Config    `mapstructure:"judge"`
+	Runs    job.RunsConfig `mapstructure:"runs"`
+	Worker  worker.Config  `mapstructure:"worker"`
+	Sandbox sandbox.Config `mapstructure:"sandbox"`
+	Judge   judge.Config   `mapstructure:"judge"`
+	// Judge0 is the Judge0 CE-compatible API the API daemon serves beside its own
+	// (after judge, so that a misspelt "judg" is taken for judge).
+	Judge0  j0api.Config    `mapstructure:"judge0"`
 	Storage objstore.Config `mapstructure:"storage"`
 	Log     LogConfig       `mapstructure:"log"`
 }
@@ -56,6 +60,7 @@ func defaultConfig() Config {
 		Postgres:   store.DefaultPoolConfig(),
 		Redis:      stream.DefaultConfig(),
 		API:        api.DefaultConfig(),
+		Judge0:     j0api.DefaultConfig(),
 		Dispatcher: dispatch.DefaultConfig(),
 		Events:     dispatch.DefaultEventsConfig(),
 		Webhooks:   webhook.DefaultConfig(),
@@ -78,7 +83,7 @@ func (c Config) Validate() error {
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		return fmt.Errorf("log.format: %q (want json or text)", c.Log.Format)
 	}
-	for _, v := range []interface{ Validate() error }{c.Postgres, c.Redis, c.API, c.Dispatcher, c.Events, c.Webhooks, c.Runs,
+	for _, v := range []interface{ Validate() error }{c.Postgres, c.Redis, c.API, c.Judge0, c.Dispatcher, c.Events, c.Webhooks, c.Runs,
 		c.Worker, c.Sandbox, c.Judge, c.Storage} {
 		if err := v.Validate(); err != nil {
 			return err

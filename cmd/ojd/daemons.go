@@ -46,9 +46,11 @@ func apiDaemon(ln net.Listener, others <-chan struct{}) daemon {
 		cfg := d.cfg.API
 		cfg.Webhooks = d.cfg.Webhooks
 		cfg.Runs = d.cfg.Runs
-		return api.New(cfg, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
+		srv := api.New(cfg, api.Deps{DB: d.db, Streams: d.streams, Languages: langs, Objects: objects,
 			PackageLimits: d.cfg.Judge.PackageLimits, Builds: builds, Registerer: d.reg, Gatherer: d.reg,
-			Clock: clock.Real{}, Log: d.log.With("component", "api")}).ServeDraining(ctx, ln, others)
+			Clock: clock.Real{}, Log: d.log.With("component", "api")})
+		mountJudge0(srv, d, langs)
+		return srv.ServeDraining(ctx, ln, others)
 	}
 }
 
@@ -81,7 +83,14 @@ func newDispatcher(d *deps) *dispatch.Dispatcher {
 	cfg.Events = d.cfg.Events
 	cfg.Webhooks = d.cfg.Webhooks
 	cfg.Runs = d.cfg.Runs
-	cfg.RunCallbackBody = runCallbackBody
+	langs, err := lang.Load(d.cfg.Judge.LanguagesFile)
+	if err != nil {
+		// The API refuses to start on this file; callbacks still go out (the languages
+		// only name the language, which a Judge0 callback's fields do not hold).
+		d.log.Warn("dispatcher: languages file unreadable, the default languages name callbacks' languages", "err", err)
+		langs = lang.Default()
+	}
+	cfg.RunCallbackBody = facesCallbackBody(langs)
 	return dispatch.New(cfg, d.db, d.streams, clock.Real{}, d.log.With("component", "dispatcher"), d.dispatchMetrics)
 }
 

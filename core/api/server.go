@@ -76,6 +76,8 @@ type Server struct {
 	// closing is closed when the server shuts down: waits and event streams end early.
 	closing   chan struct{}
 	closeOnce sync.Once
+	// faces are the other APIs mounted on this server (face.go).
+	faces []mounted
 }
 
 // New returns a server. Start (or Run) starts its background parts: the shared
@@ -212,9 +214,13 @@ func (s *Server) Handler() http.Handler {
 	admin("GET /admin/v1/webhooks/{id}/deliveries", s.listDeliveries, takes("status", "limit", "cursor"))
 	admin("POST /admin/v1/webhooks/{id}/deliveries/{delivery}/redeliver", s.redeliver, action)
 
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))
-	})
+	if root := s.mountFaces(mux); root != nil {
+		mux.Handle("/", root)
+	} else {
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s %s", r.Method, r.URL.Path))
+		})
+	}
 	return s.middleware(mux)
 }
 

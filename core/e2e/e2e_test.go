@@ -44,6 +44,12 @@ type system struct {
 // judge's configuration first.
 func newSystem(tb testing.TB, slots int, tweaks ...func(*judge.Config)) *system {
 	tb.Helper()
+	return newSystemWith(tb, slots, nil, tweaks...)
+}
+
+// newSystemWith is newSystem with the dispatcher's config adjusted by dtweak (nil: none).
+func newSystemWith(tb testing.TB, slots int, dtweak func(*dispatch.Config), tweaks ...func(*judge.Config)) *system {
+	tb.Helper()
 	if os.Geteuid() != 0 {
 		tb.Skip("the sandbox needs root")
 	}
@@ -86,6 +92,9 @@ func newSystem(tb testing.TB, slots int, tweaks ...func(*judge.Config)) *system 
 	dcfg := dispatch.DefaultConfig()
 	dcfg.Webhooks.AllowPrivate = true // the tests' receivers listen on 127.0.0.1
 	dcfg.Webhooks.CallbackSecret = callbackSecret
+	if dtweak != nil {
+		dtweak(&dcfg)
+	}
 	disp := dispatch.New(dcfg, db, streams, clock.Real{}, log, dispatch.NewMetrics(nil))
 	wcfg := worker.DefaultConfig()
 	wcfg.Name = "e2e"

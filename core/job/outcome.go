@@ -1,5 +1,7 @@
 package job
 
+import "encoding/json"
+
 // Task is what a worker hands the judge: one claimed attempt of one submission.
 type Task struct {
 	SubmissionID   string
@@ -34,6 +36,11 @@ const (
 // RunSpec is a run's inputs and the limits applied to each (the caller's, clamped to
 // the configured maxima), as stored with it.
 type RunSpec struct {
+	// Face is what the face a run came through keeps to show it back in its own terms
+	// (the Judge0 face: the language id asked for, the expected output, the request's
+	// fields as given). The judge never reads it.
+	Face json.RawMessage `json:"face,omitempty"`
+
 	Stdins      []string `json:"stdins"`
 	TimeMS      int      `json:"time_ms"`
 	MemoryMB    int      `json:"memory_mb"`
