@@ -16,8 +16,17 @@ func mountJudge0(srv *api.Server, d *deps, langs *lang.Set) {
 	if !d.cfg.Judge0.Enabled {
 		return
 	}
-	face := j0api.New(d.cfg.Judge0, j0api.Deps{Host: srv, DB: d.db, Languages: langs, Runs: d.cfg.Runs,
-		Log: d.log.With("component", "judge0")})
+	log := d.log.With("component", "judge0")
+	face := j0api.New(d.cfg.Judge0, j0api.Deps{Host: srv, DB: d.db, Languages: langs, Runs: d.cfg.Runs, Log: log,
+		// The names the live workers announced: /languages then says which version judges.
+		Versions: func(ctx context.Context) map[string]string {
+			names, err := store.LanguageNames(ctx, d.db, store.WorkerLiveWithin)
+			if err != nil {
+				log.Warn("judge0: language names of the live workers unreadable; named without versions", "err", err)
+				return nil
+			}
+			return names
+		}})
 	srv.Mount(face.Prefix(), face.Handler())
 }
 

@@ -78,10 +78,11 @@ type Languages struct {
 	ids  []int
 }
 
-// NewLanguages resolves the Judge0 ids against the configured languages; versions, when
-// given, name the version a worker detected for an oj language id ("g++ 12.2.0"), shown
-// in the Judge0 name in place of the configured name.
-func NewLanguages(set *lang.Set, versions map[string]string) *Languages {
+// NewLanguages resolves the Judge0 ids against the configured languages. detected, when
+// given, holds the names live workers announced for oj language ids, with the version
+// their self-check found ("C++17 (g++ 12.2.0)"); a language no live worker announced is
+// named without a version.
+func NewLanguages(set *lang.Set, detected map[string]string) *Languages {
 	ls := &Languages{byID: map[int]Language{}}
 	for _, e := range languageIDs {
 		for _, id := range e.OJ {
@@ -89,9 +90,9 @@ func NewLanguages(set *lang.Set, versions map[string]string) *Languages {
 			if !ok {
 				continue
 			}
-			detail := l.Name
-			if v := versions[id]; v != "" {
-				detail = l.Name + ", " + v
+			detail := detected[id]
+			if detail == "" {
+				detail = l.DisplayName("")
 			}
 			ls.byID[e.ID] = Language{ID: e.ID, Name: e.Family + " (" + detail + ")", OJ: l, Family: e.Family}
 			ls.ids = append(ls.ids, e.ID)

@@ -14,7 +14,7 @@ import (
 
 func testLanguages(t *testing.T) *Languages {
 	t.Helper()
-	return NewLanguages(lang.Default(), map[string]string{"cpp17": "g++ 12.2.0"})
+	return NewLanguages(lang.Default(), map[string]string{"cpp17": "C++17 (g++ 12.2.0)"})
 }
 
 func TestLanguageIDsReachConfiguredLanguages(t *testing.T) {
@@ -27,6 +27,13 @@ func TestLanguageIDsReachConfiguredLanguages(t *testing.T) {
 	}
 	if l, _ := ls.Get(54); !strings.HasPrefix(l.Name, "C++ (") || !strings.Contains(l.Name, "g++ 12.2.0") {
 		t.Errorf("54 is named %q: want Judge0's family and the detected version", l.Name)
+	}
+	// A language no live worker announced is named from the file, without a version and
+	// without the file's {version} placeholder.
+	for _, l := range NewLanguages(lang.Default(), nil).All() {
+		if strings.ContainsAny(l.Name, "{}") || strings.Contains(l.Name, "()") {
+			t.Errorf("id %d is named %q without a detected version", l.ID, l.Name)
+		}
 	}
 	if _, ok := ls.Get(44); ok {
 		t.Errorf("44 (Executable) is served; oj offers no such language")

@@ -37,8 +37,8 @@ type Deps struct {
 	Host      Host
 	DB        *pgxpool.Pool
 	Languages *lang.Set
-	// Versions are the language versions workers detected, by oj language id (may be
-	// nil): shown in the Judge0 names.
+	// Versions are the language names live workers announced, with the versions their
+	// self-checks detected, by oj language id (may be nil): shown in the Judge0 names.
 	Versions func(ctx context.Context) map[string]string
 	Runs     job.RunsConfig
 	Log      *slog.Logger
