@@ -207,7 +207,7 @@ func lingeringServer(t *testing.T, e *env, bytes int64, idle time.Duration) stri
 func TestLingeringIsBounded(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{noWorker: true})
-	addr := lingeringServer(t, e, 1<<20, 300*time.Millisecond)
+	addr := lingeringServer(t, e, 1<<20, time.Second)
 
 	// 64 MiB declared, sent without end: the server reads its 1 MiB past the limit, then
 	// answers and closes; the sender's writes fail instead of going on for ever.
@@ -249,8 +249,12 @@ func TestLingeringIsBounded(t *testing.T) {
 		t.Fatalf("no answer after the client stopped sending: %v", err)
 	}
 	resp.Body.Close()
-	if waited := time.Since(start); resp.StatusCode != http.StatusUnauthorized || waited < 250*time.Millisecond || waited > 10*time.Second {
-		t.Fatalf("answer %d after %s, want 401 after the 300ms idle bound", resp.StatusCode, waited)
+	// The wait is counted from the end of the client's write, which may return after the
+	// server has read past it (a loaded host: 229 ms of a 300 ms bound were seen): half
+	// the bound is what the test can hold the server to, and still tells an answer at
+	// once from one after the idle bound.
+	if waited := time.Since(start); resp.StatusCode != http.StatusUnauthorized || waited < 500*time.Millisecond || waited > 10*time.Second {
+		t.Fatalf("answer %d after %s, want 401 after the 1 s idle bound", resp.StatusCode, waited)
 	}
 
 	// Expect: 100-continue, no body sent: the refusal is the first answer (a 100 Continue
