@@ -43,6 +43,9 @@ for m in "$(dirname "${BASH_SOURCE[0]}")"/../docs/*.md; do
 	[[ $n == api.md ]] && n=api/api.md
 	grep -qxF "/usr/share/doc/oj/$n" <<<"$contents" || bad "contents: docs/$(basename "$m") missing"
 done
+for y in api/openapi.yaml judge0-openapi.yaml; do
+	grep -qxF "/usr/share/doc/oj/$y" <<<"$contents" || bad "contents: docs/$(basename "$y") missing"
+done
 
 conffiles=$(dpkg-deb --info "$deb" conffiles 2>/dev/null || true)
 grep -qxF /etc/oj/ojd.yaml <<<"$conffiles" || bad "conffiles: /etc/oj/ojd.yaml is not a conffile (conffiles: ${conffiles:-none})"

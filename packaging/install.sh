@@ -70,10 +70,11 @@ chmod 0644 "$DESTDIR$DOCDIR/changelog.gz"
 for r in runbooks/*.md; do f 0644 "$r" "$DOCDIR/runbooks/$(basename "$r")"; done
 # Every page of docs/ beside the README (the problem format, the bounds, plugging a site
 # in, configuration, ojctl, operations, …), and the HTTP API reference with its OpenAPI
-# description in api/.
+# description in api/; the Judge0 face's OpenAPI description beside judge0.md, its page.
 for m in docs/*.md; do
 	[[ $m == docs/api.md ]] || f 0644 "$m" "$DOCDIR/$(basename "$m")"
 done
+f 0644 docs/judge0-openapi.yaml "$DOCDIR/judge0-openapi.yaml"
 for a in docs/api.md docs/openapi.yaml; do f 0644 "$a" "$DOCDIR/api/$(basename "$a")"; done
 for m in monitoring/oj-alerts.yml monitoring/grafana-dashboard.json; do f 0644 "$m" "$DOCDIR/monitoring/$(basename "$m")"; done
 f 0644 systemd/crontab.example "$DOCDIR/examples/crontab.example"
