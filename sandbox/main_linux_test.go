@@ -34,6 +34,7 @@ func testMain(m *testing.M) int {
 		return 0
 	}
 	mountsBefore := mountTable()
+	rootsBefore := poolRoots()
 	var err error
 	bins, err = os.MkdirTemp("/var/tmp", "oj-sandbox-test-")
 	if err != nil {
@@ -62,7 +63,7 @@ func testMain(m *testing.M) int {
 		}
 	}
 	os.RemoveAll(bins)
-	if left := leftovers(mountsBefore); left != "" {
+	if left := leftovers(mountsBefore, rootsBefore); left != "" {
 		fmt.Println("LEFTOVERS after the suite:\n" + left)
 		return 1
 	}
@@ -84,7 +85,7 @@ func mountTable() []string {
 
 // leftovers lists any process, cgroup, mount or temp dir of ours that outlived the
 // suite (invariant 10).
-func leftovers(mountsBefore []string) string {
+func leftovers(mountsBefore []string, rootsBefore map[string]bool) string {
 	var b bytes.Buffer
 	def := DefaultConfig()
 	me := strconv.Itoa(os.Getpid())
@@ -131,12 +132,25 @@ func leftovers(mountsBefore []string) string {
 			fmt.Fprintf(&b, "mount %s\n", m)
 		}
 	}
-	roots, _ := filepath.Glob(filepath.Join(os.TempDir(), "oj-sandbox-root-*"))
-	for _, r := range roots {
-		fmt.Fprintf(&b, "temp dir %s\n", r)
+	// Only the pools' roots this suite made count: a process killed earlier on this host
+	// (not this suite's) may have left its own.
+	for r := range poolRoots() {
+		if !rootsBefore[r] {
+			fmt.Fprintf(&b, "temp dir %s\n", r)
+		}
 	}
 	if _, err := os.Stat(bins); err == nil {
 		fmt.Fprintf(&b, "temp dir %s\n", bins)
 	}
 	return b.String()
+}
+
+// poolRoots are the pool root dirs under the temp dir now.
+func poolRoots() map[string]bool {
+	roots, _ := filepath.Glob(filepath.Join(os.TempDir(), "oj-sandbox-root-*"))
+	out := make(map[string]bool, len(roots))
+	for _, r := range roots {
+		out[r] = true
+	}
+	return out
 }

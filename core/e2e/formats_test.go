@@ -86,18 +86,20 @@ func TestVerifyOwnPackage(t *testing.T) {
 		"submissions/time_limit_exceeded/spin.c": "int main(void){volatile unsigned long n=0;for(;;)n++;}\n",
 		"submissions/run_time_error/crash.c":     "int main(void){int *p=0;return *p;}\n",
 		"submissions/accepted/sum.hs":            "main = interact $ show . sum . map read . words\n",
+		// Common Lisp is a Kattis language oj does not run: its row is "not run".
+		"submissions/accepted/sum.lisp": "(print (+ (read) (read)))\n",
 	}
 	p, err := admin.PutProblem(context.Background(), "sum", bytes.NewReader(problemtest.Zip(files)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Format != "kattis" || p.FormatVersion != "2025-09" || !p.TimeLimitProvisional || p.LabeledSubmissions != 6 || p.Import == nil ||
+	if p.Format != "kattis" || p.FormatVersion != "2025-09" || !p.TimeLimitProvisional || p.LabeledSubmissions != 7 || p.Import == nil ||
 		len(p.Statements) != 1 || p.Checker != "kattis" {
 		t.Fatalf("pushed: %+v", p)
 	}
 	v := verify(t, admin, "sum", 8*time.Minute)
 	t.Log("\n" + table(v))
-	if v.State != "passed" || !v.Derived || v.LimitMS%500 != 0 || v.AsLabeled != 5 || v.NotRun != 1 {
+	if v.State != "passed" || !v.Derived || v.LimitMS%500 != 0 || v.AsLabeled != 6 || v.NotRun != 1 {
 		t.Fatalf("verification: %s", table(v))
 	}
 	got, err := admin.Problem(context.Background(), "sum")
