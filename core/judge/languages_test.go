@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,11 +25,11 @@ var languageCases = map[string]job.Verdict{
 	"threads": job.VerdictAC,  // 4 threads each sum a part, joined; prints a+b
 }
 
-// everyLanguageProblem is the harness's problem: 2 s, 256 MiB (each times the language's
-// factors), one case whose sum needs 64 bits.
-func everyLanguageProblem() map[string]string {
+// everyLanguageProblem is the harness's problem: timeMS and 256 MiB (each times the
+// language's factors), one case whose sum needs 64 bits.
+func everyLanguageProblem(timeMS int) map[string]string {
 	return problemtest.Cases(map[string]string{
-		"problem.yaml": "title: A+B in every language\ntime_limit_ms: 2000\nmemory_limit_mb: 256\nchecker: {type: lines}\n",
+		"problem.yaml": fmt.Sprintf("title: A+B in every language\ntime_limit_ms: %d\nmemory_limit_mb: 256\nchecker: {type: lines}\n", timeMS),
 	}, [2]string{"1000000000000000000 999999999999999999\n", "1999999999999999999\n"})
 }
 
@@ -42,7 +43,10 @@ func TestEveryLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sha := putProblem(t, everyLanguageProblem())
+	// 2 s for every case but mle, which tests memory: 10 s, so that a runtime slow to
+	// build its 1 GiB (bash: ~1.5 s of CPU to pass 256 MiB, 2 s on a loaded host) reaches
+	// the memory limit before the time limit.
+	sha, mleSHA := putProblem(t, everyLanguageProblem(2000)), putProblem(t, everyLanguageProblem(10000))
 	for _, d := range dirs {
 		if !d.IsDir() {
 			continue
@@ -81,7 +85,11 @@ func TestEveryLanguage(t *testing.T) {
 				}
 				t.Run(c, func(t *testing.T) {
 					src := readSource(t, filepath.Join("languages", id, name))
-					out := judgeWith(t, testJudge, sha, id, src)
+					problem := sha
+					if c == "mle" {
+						problem = mleSHA
+					}
+					out := judgeWith(t, testJudge, problem, id, src)
 					if out.Verdict != want {
 						t.Fatalf("verdict %s, want %s; cases %+v; compile output %q", out.Verdict, want, out.Cases, out.CompileOutput)
 					}

@@ -49,7 +49,7 @@ func TestLanguagesFileAddsALanguage(t *testing.T) {
 	if j.Supports("cpp17") {
 		t.Fatal("a languages file replaces the defaults: cpp17 is not configured")
 	}
-	sha := putProblem(t, everyLanguageProblem())
+	sha := putProblem(t, everyLanguageProblem(2000))
 	for src, want := range map[string]job.Verdict{
 		// The run command sees its own environment and the problem's limit.
 		"read a b\n[ \"$LIMIT_MB\" = 256 ] || exit 7\necho $((a + b))\n": job.VerdictAC,
