@@ -76,14 +76,16 @@ func (s slowReader) Run(ctx context.Context, spec Spec) (Result, error) {
 // hogs, every corpus OLE program was judged TLE this way).
 func TestVerdictsHoldWhileTheJudgeReadsSlowly(t *testing.T) {
 	needSandbox(t)
-	// 200 ms of CPU: 1.6 s of wall time; the judge reads nothing for twice that.
+	// 200 ms of CPU: 1.6 s of wall time; the judge reads nothing for a quarter more than
+	// that (a judge that counted the wait against the program would say TLE), which
+	// leaves the rest of sandbox.max_stall (4 × 1.6 s) for copying the flood on a busy host.
 	const yaml = "title: Slow reader\ntime_limit_ms: 200\nmemory_limit_mb: 64\n"
 	wall := 3*200*time.Millisecond + time.Second
 	cfg := DefaultConfig()
 	cfg.WorkDir = filepath.Join(testRoot, "slow-reader", "work")
 	cfg.Cache = cache.Config{Dir: filepath.Join(testRoot, "slow-reader", "cache"), BudgetBytes: 1 << 30, FetchTimeout: time.Minute}
 	cfg.PrecompiledHeaders = false
-	j, err := New(cfg, slowReader{SandboxRunner{Pool: testPool}, 2 * wall}, testStore, nil)
+	j, err := New(cfg, slowReader{SandboxRunner{Pool: testPool}, wall + wall/4}, testStore, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
