@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"oj/core/job"
 )
 
 // A run's public token is a capability set by the face that made it (the Judge0 face's
@@ -91,41 +90,4 @@ func GetRunsByPublicTokens(ctx context.Context, db DB, tokens []string) ([]*Subm
 		out[i] = found[t]
 	}
 	return out, nil
-}
-
-// ErrRunNotEnded is a run that cannot be deleted yet: it is queued or running.
-var ErrRunNotEnded = errors.New("run has not ended")
-
-// DeleteRun deletes an ended run (finished, dead or canceled) with its history and
-// outbox rows, as retention would: ErrNotFound for an id that is no run's,
-// ErrRunNotEnded for one still queued or running (its worker would write back to
-// nothing). Its callback, if any, stays: one whose body was not rendered yet gives up.
-func DeleteRun(ctx context.Context, db DB, id string) error {
-	if !job.IsSubmissionID(id) {
-		return fmt.Errorf("delete run %q: %w", id, ErrNotFound)
-	}
-	err := InTx(ctx, db, func(tx pgx.Tx) error {
-		var state string
-		if err := tx.QueryRow(ctx, `SELECT state::text FROM submissions WHERE id = $1 AND kind = 'run' FOR UPDATE`, id).
-			Scan(&state); err != nil {
-			return err
-		}
-		if !job.State(state).Terminal() {
-			return ErrRunNotEnded
-		}
-		for _, q := range []string{`DELETE FROM outbox WHERE submission_id = $1`,
-			`DELETE FROM submission_history WHERE submission_id = $1`, `DELETE FROM submissions WHERE id = $1`} {
-			if _, err := tx.Exec(ctx, q, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrRunNotEnded):
-		return fmt.Errorf("delete run %s: %w", id, err)
-	}
-	return translate(err, "delete run")
 }
