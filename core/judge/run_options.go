@@ -65,7 +65,7 @@ func unpackRunFiles(spec *job.RunSpec, box string) (refused string, err error) {
 // past the run's max_file_kb into what it is: a runtime error by SIGXFSZ, as a Judge0
 // client expects, apart from an output over the output limit.
 func (tk *task) fileSizeKill(r *job.RunResult, outputFull bool) {
-	if tk.opts.MaxFileKB <= 0 || outputFull || r.Status != job.RunOLE || r.Signal != int(syscall.SIGXFSZ) {
+	if tk.opts == nil || tk.opts.MaxFileKB <= 0 || outputFull || r.Status != job.RunOLE || r.Signal != int(syscall.SIGXFSZ) {
 		return
 	}
 	r.Status = job.RunRE
