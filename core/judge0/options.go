@@ -71,9 +71,3 @@ func CompilerOptions(ojID string, words []string) error {
 	}
 	return nil
 }
-
-// AllowsCompilerOptions reports whether ojID takes any compiler options.
-func AllowsCompilerOptions(ojID string) bool {
-	_, ok := compiledOptions[ojID]
-	return ok
-}

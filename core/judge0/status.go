@@ -32,16 +32,6 @@ func Statuses() []Status {
 		StatusExecFormat}
 }
 
-// StatusByID is the status with id, if Judge0 has one.
-func StatusByID(id int) (Status, bool) {
-	for _, s := range Statuses() {
-		if s.ID == id {
-			return s, true
-		}
-	}
-	return Status{}, false
-}
-
 // signalStatus is Judge0's runtime error for a program killed by sig: SIGSEGV (11),
 // SIGXFSZ (25), SIGFPE (8) and SIGABRT (6) have their own ids, any other is "Other".
 func signalStatus(sig int) Status {

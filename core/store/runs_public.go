@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
 )
 
 // A run's public token is a capability set by the face that made it (the Judge0 face's

@@ -74,17 +74,6 @@ func ErrorKind(err error) string {
 	return KindOther
 }
 
-// IsFailover reports whether err is one a failover or a moving slot causes: the caller
-// backs off and tries again, the client finds the new master meanwhile.
-func IsFailover(err error) bool {
-	switch ErrorKind(err) {
-	case KindReadOnly, KindLoading, KindMasterDown, KindClusterDown, KindTryAgain, KindMoved, KindAsk,
-		KindNoReplicas, KindNoGroup, KindConnection, KindTimeout:
-		return true
-	}
-	return false
-}
-
 // ClientMetrics count the Redis errors that reached oj.
 type ClientMetrics struct {
 	Errors *prometheus.CounterVec

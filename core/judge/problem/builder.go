@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"sort"
 
 	"gopkg.in/yaml.v3"
 )
@@ -135,16 +134,6 @@ func (b *Builder) Bytes() ([]byte, error) {
 		return nil, err
 	}
 	return b.buf.Bytes(), nil
-}
-
-// Files lists what was added, sorted.
-func (b *Builder) Files() []string {
-	out := make([]string, 0, len(b.names))
-	for n := range b.names {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // crlfWriter drops every \r that comes right before a \n, across writes.

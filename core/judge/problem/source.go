@@ -207,16 +207,6 @@ func (s *Source) Size(name string) int64 {
 // LinkTarget returns the file a symlink resolves to ("" for a file that is no link).
 func (s *Source) LinkTarget(name string) string { return s.links[name] }
 
-// Names lists the package's files (links included), sorted.
-func (s *Source) Names() []string {
-	out := make([]string, 0, len(s.files))
-	for n := range s.files {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // List returns the files directly in folder dir ("" for the top), sorted.
 func (s *Source) List(dir string) []string {
 	prefix := dir
