@@ -33,7 +33,7 @@ func (c *cluster) check(n int) {
 	}
 	var rows []row
 	for _, e := range c.extra {
-		rows = append(rows, row{e.name, e.ok, e.detail})
+		rows = append(rows, row(e))
 	}
 	add := func(name string, ok bool, detail string, args ...any) {
 		rows = append(rows, row{name, ok, fmt.Sprintf(detail, args...)})

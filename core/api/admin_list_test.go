@@ -134,6 +134,10 @@ func TestListSubmissionsNewestFirstPagedAndFiltered(t *testing.T) {
 		if !slices.Equal(ids, reversed(aplusb)) {
 			t.Fatalf("aplusb = %v, want %v", ids, reversed(aplusb))
 		}
+		ids, _ = listIDs(t, e.admin, wire.ListSubmissionsQuery{ProblemID: "other"})
+		if !slices.Equal(ids, reversed(other)) {
+			t.Fatalf("other = %v, want %v", ids, reversed(other))
+		}
 		ids, _ = listIDs(t, e.admin, wire.ListSubmissionsQuery{ProblemID: "other", State: "canceled"})
 		if !slices.Equal(ids, []string{all[6]}) {
 			t.Fatalf("other and canceled = %v, want %v", ids, []string{all[6]})

@@ -171,7 +171,9 @@ func TestSenderClassifiesAnswers(t *testing.T) {
 			w.WriteHeader(500)
 			fmt.Fprint(w, "boom\n"+strings.Repeat("x", 10000))
 		}, webhook.Failed, 500, "HTTP 500: boom x", 0},
-		{"301", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "https://elsewhere.example/", 301) },
+		{"301", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "https://elsewhere.example/", http.StatusMovedPermanently)
+		},
 			webhook.Failed, 301, "HTTP 301: a redirect", 0},
 		{"304", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(304) }, webhook.Failed, 304, "HTTP 304", 0},
 		{"410", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(410) }, webhook.Gone, 410, "HTTP 410", 0},

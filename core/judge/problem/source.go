@@ -55,10 +55,9 @@ func OpenSource(r io.ReaderAt, size int64, lim Limits) (*Source, error) {
 		return nil, err
 	}
 	type entry struct {
-		name       string
-		dir, link  bool
-		f          *zip.File
-		linkTarget string
+		name      string
+		dir, link bool
+		f         *zip.File
 	}
 	entries := make([]entry, len(zr.File))
 	zes := make([]zipEntry, len(zr.File))

@@ -366,6 +366,3 @@ func (c *converter) limits() error {
 	}
 	return nil
 }
-
-// caseFile is a test case found under data/.
-type caseFile struct{ in, ans string }
