@@ -29,7 +29,8 @@ OJ_DEB_PACKAGES+=" $(oj_language_packages | tr '\n' ' ')"
 OJ_GO_MIN="1.22"
 OJ_GO_DIR="/usr/local/go/bin"
 
-# oj_deps_packages run|test: the packages that purpose needs, one a line.
+# oj_deps_packages run|test: the packages that purpose needs, one a line, each once (a
+# language's toolchain may be one oj itself needs: gcc, g++, openjdk-17-jdk-headless).
 oj_deps_packages() {
 	# shellcheck disable=SC2086 # the lists are split on spaces
 	case "${1:-run}" in
@@ -39,7 +40,7 @@ oj_deps_packages() {
 		echo "deps: unknown purpose '$1' (want run or test)" >&2
 		return 2
 		;;
-	esac
+	esac | awk '!seen[$0]++'
 }
 
 # oj_deps_missing run|test: the packages of that purpose not installed, one a line.
