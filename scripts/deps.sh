@@ -12,9 +12,10 @@
 # again right after the install, as is any other the install enabled.
 set -euo pipefail
 
-# What running oj needs: the stack, the build (cgo with libseccomp, git for Go's VCS
-# stamp, the module proxy over HTTPS) and the toolchains of the default languages.
-OJ_DEB_PACKAGES="postgresql redis-server libseccomp-dev gcc g++ make git ca-certificates python3 openjdk-17-jdk-headless rustc"
+# What running oj needs: the stack, the build (cgo with libseccomp, which cgo finds
+# through pkg-config; git for Go's VCS stamp, the module proxy over HTTPS) and the
+# toolchains of the default languages.
+OJ_DEB_PACKAGES="postgresql redis-server libseccomp-dev pkg-config gcc g++ make git ca-certificates python3 openjdk-17-jdk-headless rustc"
 # What the tests need besides: openssl (the Redis TLS tests' certificates), curl (MinIO's
 # health check, scripts/minio.sh), tmux (the dashboard's end-to-end test).
 OJ_DEB_TEST_PACKAGES="openssl curl tmux"

@@ -89,7 +89,7 @@ func runUntilDeps(t *testing.T, script, bin, root, log string) []string {
 // make run installs what running needs, make test that and its tools: promtool (Debian's
 // prometheus) only for the tests.
 func TestMakeRunInstallsWhatRunningNeedsAndMakeTestItsTools(t *testing.T) {
-	runTools := []string{"postgresql", "redis-server", "libseccomp-dev", "gcc", "python3", "pypy3", "kotlin", "ghc"}
+	runTools := []string{"postgresql", "redis-server", "libseccomp-dev", "pkg-config", "gcc", "python3", "pypy3", "kotlin", "ghc"}
 	testTools := []string{"prometheus", "tmux", "openssl", "curl"}
 	for _, c := range []struct {
 		script     string
