@@ -99,6 +99,11 @@ func TestEveryLanguage(t *testing.T) {
 							t.Fatalf("AC with score %v, %d cases", out.Score, len(out.Cases))
 						}
 						t.Logf("%s/%s: %d ms, %d KiB", id, c, out.TimeMS, out.MemoryKB)
+						// A contestant reads the compile output: what the toolchain's
+						// runtime says of itself (a JVM's deprecation warnings) is noise.
+						if strings.Contains(out.CompileOutput, "VM warning") {
+							t.Errorf("compile output carries the runtime's own warning: %q", out.CompileOutput)
+						}
 					case job.VerdictCE:
 						if strings.TrimSpace(out.CompileOutput) == "" || len(out.Cases) != 0 {
 							t.Fatalf("CE without the compiler's message (%q) or with cases", out.CompileOutput)
