@@ -22,7 +22,7 @@ var languageCases = map[string]job.Verdict{
 	"ce":      job.VerdictCE,  // does not compile (languages with a compile step)
 	"mle":     job.VerdictMLE, // allocates and touches 1 GiB, then prints a+b
 	"mem100":  job.VerdictAC,  // keeps ~100 MiB live under the 256 MiB limit, prints a+b
-	"threads": job.VerdictAC,  // 4 threads each sum a part, joined; prints a+b
+	"threads": job.VerdictAC,  // 4 threads each sum a part, joined (Python: one deep-recursion thread); prints a+b
 }
 
 // everyLanguageProblem is the harness's problem: timeMS and 256 MiB (each times the
