@@ -324,13 +324,16 @@ func (c Capacity) Waiting(lane job.Lane, language string) string {
 	return WaitingReason(language)
 }
 
-// RunningInLane counts lane's submissions being judged now (state running): the slots
-// its workers have taken. A submission whose worker died without a word counts until its
-// lease ends and it is claimed again.
+// RunningInLane counts lane's submissions being judged now (state running under a live
+// lease): the slots its workers have taken. A submission whose lease ended takes no slot:
+// its stream entry, while pending, counts as pending instead; once the entry is gone (its
+// write-back was fenced off as lease_lost and acked, or Redis lost it) the reconciler
+// re-drives it, and the row it re-drives must find room in the lane rather than wait
+// behind its own dead lease.
 func RunningInLane(ctx context.Context, db DB, lane job.Lane) (int, error) {
 	var n int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM submissions WHERE state = 'running' AND lane = $1`,
-		string(lane)).Scan(&n); err != nil {
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM submissions WHERE state = 'running' AND lane = $1
+		AND lease_until > now()`, string(lane)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("running in %s: %w", lane, err)
 	}
 	return n, nil
