@@ -134,11 +134,8 @@ func TestLaneStallWatchdogReleasesPastGhostPending(t *testing.T) {
 	}
 	// A worker acknowledges an entry after the commit that made its submission terminal
 	// (invariant 5): the last of the eight may still be pending for a moment.
-	p := h.pending(job.LaneLight)
-	for deadline := time.Now().Add(30 * time.Second); p > ghosts && time.Now().Before(deadline); p = h.pending(job.LaneLight) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if p != ghosts {
+	waitFor(t, func() bool { return h.pending(job.LaneLight) <= ghosts })
+	if p := h.pending(job.LaneLight); p != ghosts {
 		t.Fatalf("pending %d, want the %d ghosts still there (nothing else moved the lane)", p, ghosts)
 	}
 	if n := testutil.ToFloat64(m.StallReleases.WithLabelValues("light")); n < 1 {
